@@ -1,0 +1,108 @@
+//! The JSON request body guard: checks the media type and size, and turns every
+//! parse failure into a clear problem (400 for broken JSON, 422 naming the field
+//! for a missing, unknown or wrong-typed one).
+
+use rocket::data::{self, Data, FromData, ToByteUnit};
+use rocket::http::Status;
+use rocket::request::Request;
+use serde::de::DeserializeOwned;
+
+use crate::error::{remember_failure, ApiError, FieldError};
+
+pub struct JsonBody<T> {
+    pub value: T,
+    /// The raw bytes, for idempotency fingerprints.
+    pub raw: Vec<u8>,
+}
+
+impl<T> std::ops::Deref for JsonBody<T> {
+    type Target = T;
+    fn deref(&self) -> &T {
+        &self.value
+    }
+}
+
+fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err(ApiError::bad_request("malformed_json", "the request body is empty; send a JSON object"));
+    }
+    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
+    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
+        let path = err.path().to_string();
+        let inner = err.into_inner();
+        match inner.classify() {
+            serde_json::error::Category::Data => {
+                let field = if path == "." { "body".to_string() } else { path };
+                ApiError::validation(vec![FieldError::new(field, strip_position(&inner.to_string()))])
+            }
+            _ => ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {inner}")),
+        }
+    })?;
+    deserializer
+        .end()
+        .map_err(|e| ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}")))?;
+    Ok(value)
+}
+
+/// serde_json appends " at line 1 column 12" to data errors; the field path says more.
+fn strip_position(message: &str) -> String {
+    match message.rfind(" at line ") {
+        Some(at) => message[..at].to_string(),
+        None => message.to_string(),
+    }
+}
+
+#[rocket::async_trait]
+impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
+    type Error = ApiError;
+
+    async fn from_data(req: &'r Request<'_>, data: Data<'r>) -> data::Outcome<'r, Self> {
+        let outcome = async {
+            let is_json = req
+                .content_type()
+                .map(|ct| ct.is_json() || ct.sub().as_str().ends_with("+json"))
+                .unwrap_or(false);
+            if !is_json {
+                return Err(ApiError::new(
+                    Status::UnsupportedMediaType,
+                    "unsupported_media_type",
+                    "send the body as Content-Type: application/json",
+                ));
+            }
+            let limit = req.limits().get("json").unwrap_or(256.kibibytes());
+            let bytes = data
+                .open(limit)
+                .into_bytes()
+                .await
+                .map_err(|e| ApiError::bad_request("unreadable_body", format!("the body could not be read: {e}")))?;
+            if !bytes.is_complete() {
+                return Err(ApiError::new(
+                    Status::PayloadTooLarge,
+                    "payload_too_large",
+                    format!("the body is larger than the {limit} this route accepts"),
+                ));
+            }
+            let raw = bytes.into_inner();
+            let value = parse(&raw)?;
+            Ok(JsonBody { value, raw })
+        }
+        .await;
+        match outcome {
+            Ok(body) => data::Outcome::Success(body),
+            Err(err) => {
+                remember_failure(req, &err);
+                data::Outcome::Error((err.status, err))
+            }
+        }
+    }
+}
+
+/// For PATCH bodies: tells an absent field (`None`) from an explicit `null`
+/// (`Some(None)`), so `null` can clear a value.
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde::Deserialize::deserialize(deserializer).map(Some)
+}

@@ -1,0 +1,245 @@
+//! Menu: categories and items with prices, tax rates, stations and modifiers.
+//! Deleting archives, so past orders keep their lines and prices.
+
+mod model;
+mod queries;
+
+pub use model::StoredModifier;
+pub use queries::{get_item, StoredItem};
+
+use rocket::{delete, get, patch, post, routes, Route};
+use utoipa::OpenApi;
+
+use crate::api::body::JsonBody;
+use crate::api::pagination::{self, Page};
+use crate::api::reply::Reply;
+use crate::api::settings;
+use crate::api::validate::{path_id, Checks};
+use crate::auth::{Caller, Permission};
+use crate::db::run_blocking;
+use crate::error::{ApiError, Problem};
+use model::*;
+
+pub fn routes() -> Vec<Route> {
+    routes![
+        list_categories,
+        create_category,
+        get_category,
+        update_category,
+        delete_category,
+        list_items,
+        create_item,
+        get_menu_item,
+        update_item,
+        delete_item
+    ]
+}
+
+#[derive(OpenApi)]
+#[openapi(paths(
+    list_categories,
+    create_category,
+    get_category,
+    update_category,
+    delete_category,
+    list_items,
+    create_item,
+    get_menu_item,
+    update_item,
+    delete_item
+))]
+pub struct Docs;
+
+/// List menu categories.
+#[utoipa::path(tag = "Menu", responses(
+    (status = 200, body = Page<Category>), (status = 401, body = Problem)))]
+#[get("/menu/categories?<limit>&<cursor>")]
+async fn list_categories(caller: Caller, limit: Option<&str>, cursor: Option<&str>) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuRead)?;
+    let limit = pagination::limit(limit)?;
+    let cursor = cursor.map(str::to_string);
+    run_blocking(move || {
+        caller.tenant.read(|conn| {
+            let rows = queries::list_categories(conn, cursor.as_deref(), limit)?;
+            Reply::ok(pagination::page(rows, limit, |c| c.id.clone()))
+        })
+    })
+    .await
+}
+
+/// Create a menu category.
+#[utoipa::path(tag = "Menu", request_body = NewCategory, responses(
+    (status = 201, body = Category), (status = 409, body = Problem), (status = 422, body = Problem)))]
+#[post("/menu/categories", data = "<body>")]
+async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    let mut checks = Checks::new();
+    let name = checks.text("name", &body.name, 80);
+    let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
+    checks.finish()?;
+    run_blocking(move || caller.tenant.write(|tx| Reply::created(queries::insert_category(tx, &name, position)?))).await
+}
+
+/// Get a menu category.
+#[utoipa::path(tag = "Menu", responses((status = 200, body = Category), (status = 404, body = Problem)))]
+#[get("/menu/categories/<id>")]
+async fn get_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuRead)?;
+    let id = path_id(id, "menu category")?;
+    run_blocking(move || caller.tenant.read(|conn| Reply::ok(queries::get_category(conn, &id)?))).await
+}
+
+/// Rename or reorder a menu category.
+#[utoipa::path(tag = "Menu", request_body = CategoryPatch, responses(
+    (status = 200, body = Category), (status = 404, body = Problem), (status = 422, body = Problem)))]
+#[patch("/menu/categories/<id>", data = "<body>")]
+async fn update_category(caller: Caller, id: &str, body: JsonBody<CategoryPatch>) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    let id = path_id(id, "menu category")?;
+    run_blocking(move || {
+        caller.tenant.write(|tx| {
+            let mut category = queries::get_category(tx, &id)?;
+            let mut checks = Checks::new();
+            if let Some(name) = &body.name {
+                category.name = checks.text("name", name, 80);
+            }
+            if let Some(position) = body.position {
+                category.position = checks.integer_in("position", position, 0..=10_000);
+            }
+            checks.finish()?;
+            Reply::ok(queries::update_category(tx, &category)?)
+        })
+    })
+    .await
+}
+
+/// Delete (archive) an empty menu category.
+#[utoipa::path(tag = "Menu", responses(
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[delete("/menu/categories/<id>")]
+async fn delete_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    let id = path_id(id, "menu category")?;
+    run_blocking(move || {
+        caller.tenant.write(|tx| {
+            queries::archive_category(tx, &id)?;
+            Ok(Reply::no_content())
+        })
+    })
+    .await
+}
+
+fn parse_bool(field: &str, value: Option<&str>) -> Result<Option<bool>, ApiError> {
+    match value {
+        None => Ok(None),
+        Some("true") => Ok(Some(true)),
+        Some("false") => Ok(Some(false)),
+        Some(_) => Err(ApiError::invalid_field(field, "must be true or false")),
+    }
+}
+
+/// List live menu items, optionally of one category or by availability.
+#[utoipa::path(tag = "Menu", responses((status = 200, body = Page<MenuItem>), (status = 422, body = Problem)))]
+#[get("/menu/items?<category_id>&<available>&<limit>&<cursor>")]
+async fn list_items(
+    caller: Caller,
+    category_id: Option<&str>,
+    available: Option<&str>,
+    limit: Option<&str>,
+    cursor: Option<&str>,
+) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuRead)?;
+    let limit = pagination::limit(limit)?;
+    let available = parse_bool("available", available)?;
+    let category_id = category_id.map(str::to_string);
+    let cursor = cursor.map(str::to_string);
+    run_blocking(move || {
+        caller.tenant.read(|conn| {
+            let exponent = settings::load(conn)?.exponent();
+            let filter = queries::ItemFilter {
+                category_id: category_id.as_deref(),
+                available,
+                after: cursor.as_deref(),
+                limit,
+            };
+            let rows = queries::list_items(conn, &filter)?;
+            let page = pagination::page(rows, limit, |i| i.id.clone());
+            Reply::ok(Page {
+                data: page.data.iter().map(|i| i.to_json(exponent)).collect(),
+                next_cursor: page.next_cursor,
+            })
+        })
+    })
+    .await
+}
+
+/// Create a menu item.
+#[utoipa::path(tag = "Menu", request_body = NewMenuItem, responses(
+    (status = 201, body = MenuItem), (status = 422, body = Problem)))]
+#[post("/menu/items", data = "<body>")]
+async fn create_item(caller: Caller, body: JsonBody<NewMenuItem>) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    run_blocking(move || {
+        caller.tenant.write(|tx| {
+            let exponent = settings::load(tx)?.exponent();
+            let mut checks = Checks::new();
+            let fields = ItemFields::from_new(&body, exponent, &mut checks);
+            checks.finish()?;
+            Reply::created(queries::insert_item(tx, &fields)?.to_json(exponent))
+        })
+    })
+    .await
+}
+
+/// Get a menu item, archived ones included.
+#[utoipa::path(tag = "Menu", responses((status = 200, body = MenuItem), (status = 404, body = Problem)))]
+#[get("/menu/items/<id>")]
+async fn get_menu_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuRead)?;
+    let id = path_id(id, "menu item")?;
+    run_blocking(move || {
+        caller.tenant.read(|conn| {
+            let exponent = settings::load(conn)?.exponent();
+            Reply::ok(queries::get_item(conn, &id)?.to_json(exponent))
+        })
+    })
+    .await
+}
+
+/// Change a menu item. Orders already placed keep the prices they were taken at.
+#[utoipa::path(tag = "Menu", request_body = MenuItemPatch, responses(
+    (status = 200, body = MenuItem), (status = 404, body = Problem), (status = 422, body = Problem)))]
+#[patch("/menu/items/<id>", data = "<body>")]
+async fn update_item(caller: Caller, id: &str, body: JsonBody<MenuItemPatch>) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    let id = path_id(id, "menu item")?;
+    run_blocking(move || {
+        caller.tenant.write(|tx| {
+            let exponent = settings::load(tx)?.exponent();
+            let mut item = queries::get_item(tx, &id)?;
+            if item.archived_at.is_some() {
+                return Err(ApiError::not_found("menu item"));
+            }
+            let mut checks = Checks::new();
+            item.fields.apply(&body, exponent, &mut checks);
+            checks.finish()?;
+            Reply::ok(queries::update_item(tx, &id, &item.fields)?.to_json(exponent))
+        })
+    })
+    .await
+}
+
+/// Delete a menu item: it is archived, and past orders keep their lines.
+#[utoipa::path(tag = "Menu", responses((status = 204), (status = 404, body = Problem)))]
+#[delete("/menu/items/<id>")]
+async fn delete_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
+    caller.require(Permission::MenuWrite)?;
+    let id = path_id(id, "menu item")?;
+    run_blocking(move || {
+        caller.tenant.write(|tx| {
+            queries::archive_item(tx, &id)?;
+            Ok(Reply::no_content())
+        })
+    })
+    .await
+}

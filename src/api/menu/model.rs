@@ -1,0 +1,194 @@
+//! Menu types: requests, responses and their validation.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::body::nullable;
+use crate::api::validate::Checks;
+use crate::money;
+
+pub const MAX_MODIFIERS: usize = 40;
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Category {
+    pub id: String,
+    pub name: String,
+    pub position: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewCategory {
+    pub name: String,
+    pub position: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CategoryPatch {
+    pub name: Option<String>,
+    pub position: Option<i64>,
+}
+
+/// A modifier as stored and shown: price in minor units inside, decimal outside.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct StoredModifier {
+    pub name: String,
+    pub price: i64,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Modifier {
+    pub name: String,
+    /// Added to the item's price when chosen.
+    pub price: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct MenuItem {
+    pub id: String,
+    pub category_id: String,
+    pub name: String,
+    pub description: String,
+    pub price: f64,
+    /// Percentage, such as 7.5.
+    pub tax_rate: f64,
+    pub available: bool,
+    pub kitchen_station: Option<String>,
+    pub modifiers: Vec<Modifier>,
+    /// Set once the item is deleted; past orders keep their lines.
+    pub archived_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewMenuItem {
+    pub name: String,
+    pub description: Option<String>,
+    pub category_id: String,
+    pub price: f64,
+    pub tax_rate: Option<f64>,
+    pub available: Option<bool>,
+    pub kitchen_station: Option<String>,
+    pub modifiers: Option<Vec<Modifier>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct MenuItemPatch {
+    pub name: Option<String>,
+    pub description: Option<String>,
+    pub category_id: Option<String>,
+    pub price: Option<f64>,
+    pub tax_rate: Option<f64>,
+    pub available: Option<bool>,
+    /// `null` clears the station.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub kitchen_station: Option<Option<String>>,
+    pub modifiers: Option<Vec<Modifier>>,
+}
+
+/// A menu item's writable fields, validated, in minor units.
+#[derive(Debug, Clone)]
+pub struct ItemFields {
+    pub category_id: String,
+    pub name: String,
+    pub description: String,
+    pub price: i64,
+    pub tax_rate: i64,
+    pub available: bool,
+    pub kitchen_station: Option<String>,
+    pub modifiers: Vec<StoredModifier>,
+}
+
+impl ItemFields {
+    pub fn from_new(new: &NewMenuItem, exponent: u32, checks: &mut Checks) -> ItemFields {
+        let mut fields = ItemFields {
+            category_id: checks.id("category_id", &new.category_id),
+            name: checks.text("name", &new.name, 120),
+            description: checks
+                .optional_text("description", new.description.as_deref(), 1000)
+                .unwrap_or_default(),
+            price: checks.money("price", new.price, exponent),
+            tax_rate: 0,
+            available: new.available.unwrap_or(true),
+            kitchen_station: checks.optional_text("kitchen_station", new.kitchen_station.as_deref(), 60),
+            modifiers: Vec::new(),
+        };
+        if let Some(rate) = new.tax_rate {
+            fields.tax_rate = tax_rate(rate, checks);
+        }
+        if let Some(modifiers) = &new.modifiers {
+            fields.modifiers = parse_modifiers(modifiers, exponent, checks);
+        }
+        fields
+    }
+
+    pub fn apply(&mut self, patch: &MenuItemPatch, exponent: u32, checks: &mut Checks) {
+        if let Some(category_id) = &patch.category_id {
+            self.category_id = checks.id("category_id", category_id);
+        }
+        if let Some(name) = &patch.name {
+            self.name = checks.text("name", name, 120);
+        }
+        if let Some(description) = &patch.description {
+            self.description = checks
+                .optional_text("description", Some(description), 1000)
+                .unwrap_or_default();
+        }
+        if let Some(price) = patch.price {
+            self.price = checks.money("price", price, exponent);
+        }
+        if let Some(rate) = patch.tax_rate {
+            self.tax_rate = tax_rate(rate, checks);
+        }
+        if let Some(available) = patch.available {
+            self.available = available;
+        }
+        if let Some(station) = &patch.kitchen_station {
+            self.kitchen_station = checks.optional_text("kitchen_station", station.as_deref(), 60);
+        }
+        if let Some(modifiers) = &patch.modifiers {
+            self.modifiers = parse_modifiers(modifiers, exponent, checks);
+        }
+    }
+}
+
+fn tax_rate(rate: f64, checks: &mut Checks) -> i64 {
+    money::rate_from_json(rate).unwrap_or_else(|message| {
+        checks.fail("tax_rate", message);
+        0
+    })
+}
+
+fn parse_modifiers(modifiers: &[Modifier], exponent: u32, checks: &mut Checks) -> Vec<StoredModifier> {
+    if modifiers.len() > MAX_MODIFIERS {
+        checks.fail("modifiers", format!("at most {MAX_MODIFIERS} modifiers"));
+    }
+    let mut parsed: Vec<StoredModifier> = Vec::with_capacity(modifiers.len());
+    for (i, modifier) in modifiers.iter().enumerate() {
+        let name = checks.text(&format!("modifiers[{i}].name"), &modifier.name, 60);
+        if parsed.iter().any(|m| m.name.eq_ignore_ascii_case(&name)) {
+            checks.fail(format!("modifiers[{i}].name"), "is listed twice");
+        }
+        let price = checks.money(&format!("modifiers[{i}].price"), modifier.price, exponent);
+        parsed.push(StoredModifier { name, price });
+    }
+    parsed
+}
+
+pub fn modifiers_to_json(modifiers: &[StoredModifier], exponent: u32) -> Vec<Modifier> {
+    modifiers
+        .iter()
+        .map(|m| Modifier {
+            name: m.name.clone(),
+            price: money::to_json(m.price, exponent),
+        })
+        .collect()
+}

@@ -1,0 +1,230 @@
+//! Menu SQL.
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+use uuid::Uuid;
+
+use super::model::{modifiers_to_json, Category, ItemFields, MenuItem, StoredModifier};
+use crate::error::ApiError;
+use crate::money;
+use crate::time::now_rfc3339;
+
+const CATEGORY_COLUMNS: &str = "id, name, position, created_at, updated_at";
+
+fn category_from_row(r: &Row) -> rusqlite::Result<Category> {
+    Ok(Category {
+        id: r.get(0)?,
+        name: r.get(1)?,
+        position: r.get(2)?,
+        created_at: r.get(3)?,
+        updated_at: r.get(4)?,
+    })
+}
+
+pub fn list_categories(conn: &Connection, after: Option<&str>, limit: u32) -> Result<Vec<Category>, ApiError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE archived_at IS NULL AND id > ?1 \
+         ORDER BY id LIMIT ?2"
+    ))?;
+    let rows = stmt.query_map(params![after.unwrap_or(""), limit + 1], category_from_row)?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
+    conn.query_row(
+        &format!("SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE id = ?1 AND archived_at IS NULL"),
+        [id],
+        category_from_row,
+    )
+    .optional()?
+    .ok_or_else(|| ApiError::not_found("menu category"))
+}
+
+pub fn insert_category(conn: &Connection, name: &str, position: i64) -> Result<Category, ApiError> {
+    let id = Uuid::now_v7().to_string();
+    let now = now_rfc3339();
+    conn.execute(
+        "INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
+        params![id, name, position, now],
+    )?;
+    get_category(conn, &id)
+}
+
+pub fn update_category(conn: &Connection, category: &Category) -> Result<Category, ApiError> {
+    conn.execute(
+        "UPDATE menu_categories SET name = ?2, position = ?3, updated_at = ?4 WHERE id = ?1",
+        params![category.id, category.name, category.position, now_rfc3339()],
+    )?;
+    get_category(conn, &category.id)
+}
+
+/// Archives an empty category; one that still holds live items is refused.
+pub fn archive_category(conn: &Connection, id: &str) -> Result<(), ApiError> {
+    get_category(conn, id)?;
+    let items: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM menu_items WHERE category_id = ?1 AND archived_at IS NULL",
+        [id],
+        |r| r.get(0),
+    )?;
+    if items > 0 {
+        return Err(ApiError::conflict(
+            "category_not_empty",
+            format!("the category still has {items} items; move or delete them first"),
+        ));
+    }
+    conn.execute(
+        "UPDATE menu_categories SET archived_at = ?2, updated_at = ?2 WHERE id = ?1",
+        params![id, now_rfc3339()],
+    )?;
+    Ok(())
+}
+
+/// An item's stored fields, archived or not.
+pub struct StoredItem {
+    pub id: String,
+    pub fields: ItemFields,
+    pub archived_at: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl StoredItem {
+    pub fn to_json(&self, exponent: u32) -> MenuItem {
+        let f = &self.fields;
+        MenuItem {
+            id: self.id.clone(),
+            category_id: f.category_id.clone(),
+            name: f.name.clone(),
+            description: f.description.clone(),
+            price: money::to_json(f.price, exponent),
+            tax_rate: money::rate_to_json(f.tax_rate),
+            available: f.available,
+            kitchen_station: f.kitchen_station.clone(),
+            modifiers: modifiers_to_json(&f.modifiers, exponent),
+            archived_at: self.archived_at.clone(),
+            created_at: self.created_at.clone(),
+            updated_at: self.updated_at.clone(),
+        }
+    }
+}
+
+const ITEM_COLUMNS: &str = "id, category_id, name, description, price, tax_rate, available, \
+     kitchen_station, modifiers, archived_at, created_at, updated_at";
+
+fn item_from_row(r: &Row) -> rusqlite::Result<StoredItem> {
+    let modifiers: String = r.get(8)?;
+    Ok(StoredItem {
+        id: r.get(0)?,
+        fields: ItemFields {
+            category_id: r.get(1)?,
+            name: r.get(2)?,
+            description: r.get(3)?,
+            price: r.get(4)?,
+            tax_rate: r.get(5)?,
+            available: r.get(6)?,
+            kitchen_station: r.get(7)?,
+            modifiers: serde_json::from_str::<Vec<StoredModifier>>(&modifiers).unwrap_or_default(),
+        },
+        archived_at: r.get(9)?,
+        created_at: r.get(10)?,
+        updated_at: r.get(11)?,
+    })
+}
+
+pub struct ItemFilter<'a> {
+    pub category_id: Option<&'a str>,
+    pub available: Option<bool>,
+    pub after: Option<&'a str>,
+    pub limit: u32,
+}
+
+pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredItem>, ApiError> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {ITEM_COLUMNS} FROM menu_items WHERE archived_at IS NULL AND id > ?1 \
+         AND (?2 IS NULL OR category_id = ?2) AND (?3 IS NULL OR available = ?3) ORDER BY id LIMIT ?4"
+    ))?;
+    let rows = stmt.query_map(
+        params![filter.after.unwrap_or(""), filter.category_id, filter.available, filter.limit + 1],
+        item_from_row,
+    )?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// An item by id, including archived ones (past orders still point at them).
+pub fn get_item(conn: &Connection, id: &str) -> Result<StoredItem, ApiError> {
+    conn.query_row(&format!("SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"), [id], item_from_row)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("menu item"))
+}
+
+fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError> {
+    let live: bool = conn.query_row(
+        "SELECT EXISTS (SELECT 1 FROM menu_categories WHERE id = ?1 AND archived_at IS NULL)",
+        [category_id],
+        |r| r.get(0),
+    )?;
+    if live {
+        Ok(())
+    } else {
+        Err(ApiError::invalid_field("category_id", "no such menu category"))
+    }
+}
+
+fn modifiers_json(fields: &ItemFields) -> Result<String, ApiError> {
+    serde_json::to_string(&fields.modifiers).map_err(ApiError::internal)
+}
+
+pub fn insert_item(conn: &Connection, fields: &ItemFields) -> Result<StoredItem, ApiError> {
+    ensure_category(conn, &fields.category_id)?;
+    let id = Uuid::now_v7().to_string();
+    conn.execute(
+        "INSERT INTO menu_items (id, category_id, name, description, price, tax_rate, available, \
+         kitchen_station, modifiers, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
+        params![
+            id,
+            fields.category_id,
+            fields.name,
+            fields.description,
+            fields.price,
+            fields.tax_rate,
+            fields.available,
+            fields.kitchen_station,
+            modifiers_json(fields)?,
+            now_rfc3339()
+        ],
+    )?;
+    get_item(conn, &id)
+}
+
+pub fn update_item(conn: &Connection, id: &str, fields: &ItemFields) -> Result<StoredItem, ApiError> {
+    ensure_category(conn, &fields.category_id)?;
+    conn.execute(
+        "UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
+         available = ?7, kitchen_station = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1",
+        params![
+            id,
+            fields.category_id,
+            fields.name,
+            fields.description,
+            fields.price,
+            fields.tax_rate,
+            fields.available,
+            fields.kitchen_station,
+            modifiers_json(fields)?,
+            now_rfc3339()
+        ],
+    )?;
+    get_item(conn, id)
+}
+
+pub fn archive_item(conn: &Connection, id: &str) -> Result<(), ApiError> {
+    let item = get_item(conn, id)?;
+    if item.archived_at.is_some() {
+        return Err(ApiError::not_found("menu item"));
+    }
+    conn.execute(
+        "UPDATE menu_items SET archived_at = ?2, available = 0, updated_at = ?2 WHERE id = ?1",
+        params![id, now_rfc3339()],
+    )?;
+    Ok(())
+}

@@ -1,0 +1,28 @@
+//! The JSON API under `/api/v1`: shared plumbing, and every group's routes mounted
+//! in one place.
+
+pub mod auth;
+pub mod body;
+pub mod idempotency;
+pub mod menu;
+pub mod openapi;
+pub mod orders;
+pub mod pagination;
+pub mod reply;
+pub mod settings;
+pub mod users;
+pub mod validate;
+
+use rocket::Route;
+
+pub const BASE: &str = "/api/v1";
+
+/// Every route of the API, relative to [`BASE`].
+pub fn routes() -> Vec<Route> {
+    let mut routes = Vec::new();
+    routes.extend(auth::routes());
+    routes.extend(menu::routes());
+    routes.extend(orders::routes());
+    routes.extend(openapi::routes());
+    routes
+}

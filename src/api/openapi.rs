@@ -1,0 +1,66 @@
+//! The OpenAPI 3 description of the whole API, served at `/api/v1/openapi.json`.
+//! Each group contributes its own `Docs`; a test checks every mounted route is here.
+
+use rocket::{get, routes, Route};
+use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
+use utoipa::openapi::{OpenApi as Document, Paths};
+use utoipa::OpenApi;
+
+use super::reply::Reply;
+use crate::error::ApiError;
+
+pub fn routes() -> Vec<Route> {
+    routes![openapi_json]
+}
+
+/// The document, with every path written in full (`/api/v1/...`).
+pub fn document() -> Document {
+    let mut doc = utoipa::openapi::OpenApiBuilder::new()
+        .info(
+            utoipa::openapi::InfoBuilder::new()
+                .title("Brigade API")
+                .version(env!("CARGO_PKG_VERSION"))
+                .description(Some(
+                    "Restaurant operations API. Every request but login carries \
+                     `Authorization: Bearer <token or API key>` and `X-Tenant-ID`. \
+                     Errors are application/problem+json.",
+                ))
+                .build(),
+        )
+        .build();
+    for group in [
+        super::auth::Docs::openapi(),
+        super::menu::Docs::openapi(),
+        super::orders::Docs::openapi(),
+    ] {
+        doc.merge(group);
+    }
+    let mut paths = Paths::new();
+    for (path, item) in std::mem::take(&mut doc.paths.paths) {
+        paths.paths.insert(format!("{}{path}", super::BASE), item);
+    }
+    doc.paths = paths;
+    let components = doc.components.get_or_insert_with(Default::default);
+    components.add_security_scheme(
+        "bearer",
+        SecurityScheme::Http(HttpBuilder::new().scheme(HttpAuthScheme::Bearer).build()),
+    );
+    components.add_security_scheme(
+        "tenant",
+        SecurityScheme::ApiKey(utoipa::openapi::security::ApiKey::Header(
+            utoipa::openapi::security::ApiKeyValue::new("X-Tenant-ID"),
+        )),
+    );
+    doc.security = Some(vec![utoipa::openapi::security::SecurityRequirement::new(
+        "bearer",
+        Vec::<String>::new(),
+    )
+    .add("tenant", Vec::<String>::new())]);
+    doc
+}
+
+/// This document.
+#[get("/openapi.json")]
+async fn openapi_json() -> Result<Reply, ApiError> {
+    Reply::ok(document())
+}

@@ -1,0 +1,374 @@
+//! Order types, the status machine and request validation, as pure functions.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::body::nullable;
+use crate::api::menu::StoredItem;
+use crate::api::validate::Checks;
+
+pub const MAX_LINES_PER_REQUEST: usize = 100;
+pub const MAX_QUANTITY: i64 = 999;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderStatus {
+    Pending,
+    Confirmed,
+    Preparing,
+    Ready,
+    Served,
+    Completed,
+    Cancelled,
+}
+
+impl OrderStatus {
+    pub const ALL: [OrderStatus; 7] = [
+        OrderStatus::Pending,
+        OrderStatus::Confirmed,
+        OrderStatus::Preparing,
+        OrderStatus::Ready,
+        OrderStatus::Served,
+        OrderStatus::Completed,
+        OrderStatus::Cancelled,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderStatus::Pending => "pending",
+            OrderStatus::Confirmed => "confirmed",
+            OrderStatus::Preparing => "preparing",
+            OrderStatus::Ready => "ready",
+            OrderStatus::Served => "served",
+            OrderStatus::Completed => "completed",
+            OrderStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// Position along the lifecycle; cancelled stands outside it.
+    fn rank(self) -> Option<u8> {
+        match self {
+            OrderStatus::Pending => Some(0),
+            OrderStatus::Confirmed => Some(1),
+            OrderStatus::Preparing => Some(2),
+            OrderStatus::Ready => Some(3),
+            OrderStatus::Served => Some(4),
+            OrderStatus::Completed => Some(5),
+            OrderStatus::Cancelled => None,
+        }
+    }
+
+    /// Completed and cancelled orders are closed for good.
+    pub fn is_open(self) -> bool {
+        !matches!(self, OrderStatus::Completed | OrderStatus::Cancelled)
+    }
+
+    /// Orders only move forward, any number of steps (a takeaway may go from ready
+    /// straight to completed); any open order may be cancelled.
+    pub fn can_become(self, next: OrderStatus) -> bool {
+        if !self.is_open() {
+            return false;
+        }
+        match (self.rank(), next.rank()) {
+            (_, None) => true,
+            (Some(from), Some(to)) => to > from,
+            (None, _) => false,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum OrderType {
+    DineIn,
+    Takeaway,
+    Delivery,
+}
+
+impl OrderType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            OrderType::DineIn => "dine_in",
+            OrderType::Takeaway => "takeaway",
+            OrderType::Delivery => "delivery",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [OrderType::DineIn, OrderType::Takeaway, OrderType::Delivery]
+            .into_iter()
+            .find(|t| t.as_str() == text)
+    }
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Customer {
+    pub name: Option<String>,
+    pub phone: Option<String>,
+}
+
+#[derive(Debug, Clone, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLine {
+    pub menu_item_id: String,
+    pub quantity: i64,
+    /// Names of the item's modifiers to apply.
+    pub modifiers: Option<Vec<String>>,
+    pub notes: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewOrder {
+    pub order_type: OrderType,
+    /// Only for dine-in orders.
+    pub table_id: Option<String>,
+    pub customer: Option<Customer>,
+    pub notes: Option<String>,
+    pub items: Vec<NewLine>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct OrderPatch {
+    /// `null` clears the notes.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub notes: Option<Option<String>>,
+    /// `null` takes the order off its table.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub table_id: Option<Option<String>>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<Customer>)]
+    pub customer: Option<Option<Customer>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewLines {
+    pub items: Vec<NewLine>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LinePatch {
+    pub quantity: Option<i64>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub notes: Option<Option<String>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StatusChange {
+    pub status: OrderStatus,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cancellation {
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum PaymentMethod {
+    Cash,
+    Card,
+    Other,
+}
+
+impl PaymentMethod {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PaymentMethod::Cash => "cash",
+            PaymentMethod::Card => "card",
+            PaymentMethod::Other => "other",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewPayment {
+    pub method: PaymentMethod,
+    /// Amount tendered. Cash above the balance due is given back as change.
+    pub amount: f64,
+    pub tip: Option<f64>,
+    pub reference: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct LineModifier {
+    pub name: String,
+    pub price: f64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct OrderLine {
+    pub id: String,
+    pub menu_item_id: String,
+    pub name: String,
+    pub quantity: i64,
+    /// Item price plus modifiers, as when the line was added.
+    pub unit_price: f64,
+    pub modifiers: Vec<LineModifier>,
+    pub notes: Option<String>,
+    pub tax_rate: f64,
+    pub line_total: f64,
+    pub kitchen_station: Option<String>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Order {
+    pub id: String,
+    pub order_number: String,
+    pub status: OrderStatus,
+    pub order_type: OrderType,
+    pub table_id: Option<String>,
+    pub table_name: Option<String>,
+    pub customer: Option<Customer>,
+    pub notes: Option<String>,
+    pub items: Vec<OrderLine>,
+    pub subtotal: f64,
+    pub tax_amount: f64,
+    pub discount_amount: f64,
+    pub total_amount: f64,
+    pub paid_amount: f64,
+    pub tip_amount: f64,
+    pub balance_due: f64,
+    pub cancel_reason: Option<String>,
+    pub business_date: String,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+    /// Goes up by one with every change.
+    pub version: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Payment {
+    pub id: String,
+    pub order_id: String,
+    pub method: PaymentMethod,
+    /// What was applied to the order.
+    pub amount: f64,
+    pub tendered: f64,
+    pub change_due: f64,
+    pub tip: f64,
+    pub reference: Option<String>,
+    pub created_at: String,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct PaymentReceipt {
+    pub payment: Payment,
+    /// Cash to hand back.
+    pub change_due: f64,
+    pub order: Order,
+}
+
+/// A line ready to insert: prices resolved from the menu, in minor units.
+pub struct PricedLine {
+    pub menu_item_id: String,
+    pub name: String,
+    pub quantity: i64,
+    pub unit_price: i64,
+    pub modifiers: Vec<crate::api::menu::StoredModifier>,
+    pub notes: Option<String>,
+    pub tax_rate: i64,
+    pub kitchen_station: Option<String>,
+}
+
+/// Checks the shape of requested lines (not yet against the menu).
+pub fn check_lines(lines: &[NewLine], checks: &mut Checks, field: &str) {
+    if lines.is_empty() {
+        checks.fail(field, "must list at least one item");
+    }
+    if lines.len() > MAX_LINES_PER_REQUEST {
+        checks.fail(field, format!("at most {MAX_LINES_PER_REQUEST} lines per request"));
+    }
+    for (i, line) in lines.iter().enumerate() {
+        checks.id(&format!("{field}[{i}].menu_item_id"), &line.menu_item_id);
+        checks.integer_in(&format!("{field}[{i}].quantity"), line.quantity, 1..=MAX_QUANTITY);
+        checks.optional_text(&format!("{field}[{i}].notes"), line.notes.as_deref(), 500);
+    }
+}
+
+/// Prices one line against its menu item, or says which field is wrong.
+pub fn price_line(line: &NewLine, item: &StoredItem, field: &str, checks: &mut Checks) -> Option<PricedLine> {
+    if item.archived_at.is_some() || !item.fields.available {
+        checks.fail(format!("{field}.menu_item_id"), format!("{} is not available", item.fields.name));
+        return None;
+    }
+    let mut modifiers = Vec::new();
+    for (j, name) in line.modifiers.iter().flatten().enumerate() {
+        match item.fields.modifiers.iter().find(|m| m.name.eq_ignore_ascii_case(name.trim())) {
+            Some(m) if !modifiers.iter().any(|c: &crate::api::menu::StoredModifier| c.name == m.name) => {
+                modifiers.push(m.clone())
+            }
+            Some(_) => checks.fail(format!("{field}.modifiers[{j}]"), "is listed twice"),
+            None => checks.fail(
+                format!("{field}.modifiers[{j}]"),
+                format!("{} has no modifier {name:?}", item.fields.name),
+            ),
+        }
+    }
+    let unit_price = item.fields.price + modifiers.iter().map(|m| m.price).sum::<i64>();
+    Some(PricedLine {
+        menu_item_id: item.id.clone(),
+        name: item.fields.name.clone(),
+        quantity: line.quantity,
+        unit_price,
+        modifiers,
+        notes: line.notes.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string),
+        tax_rate: item.fields.tax_rate,
+        kitchen_station: item.fields.kitchen_station.clone(),
+    })
+}
+
+/// Order totals from its lines: tax is computed per tax rate on the sum of the lines
+/// at that rate and rounded half away from zero to the minor unit, so many cheap
+/// lines do not collect a rounding cent each.
+pub fn totals(lines: &[(i64, i64)], discount: i64) -> (i64, i64, i64) {
+    let subtotal: i64 = lines.iter().map(|(amount, _)| amount).sum();
+    let mut by_rate: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+    for (amount, rate) in lines {
+        *by_rate.entry(*rate).or_default() += amount;
+    }
+    let tax: i64 = by_rate
+        .iter()
+        .map(|(rate, amount)| crate::money::percentage(*amount, *rate))
+        .sum();
+    (subtotal, tax, subtotal + tax - discount)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::OrderStatus::*;
+    use super::*;
+
+    #[test]
+    fn moves_only_forward_and_cancels_while_open() {
+        assert!(Pending.can_become(Confirmed));
+        assert!(Ready.can_become(Completed));
+        assert!(Served.can_become(Cancelled));
+        assert!(!Ready.can_become(Preparing));
+        assert!(!Pending.can_become(Pending));
+        assert!(!Completed.can_become(Cancelled));
+        assert!(!Cancelled.can_become(Pending));
+    }
+
+    #[test]
+    fn taxes_the_sum_per_rate() {
+        // Three lines of 0.10 at 7.5 %: 0.30 taxed once is 0.0225, so 0.02.
+        assert_eq!(totals(&[(10, 7500), (10, 7500), (10, 7500)], 0), (30, 2, 32));
+        assert_eq!(totals(&[(1000, 7500), (500, 0)], 0), (1500, 75, 1575));
+    }
+}

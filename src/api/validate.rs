@@ -1,0 +1,87 @@
+//! Field checks shared by every group. Each check records a field error and
+//! returns a usable value, so one response can list every problem at once.
+
+use uuid::Uuid;
+
+use crate::error::{ApiError, FieldError};
+
+#[derive(Default)]
+pub struct Checks {
+    errors: Vec<FieldError>,
+}
+
+impl Checks {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    pub fn fail(&mut self, field: impl Into<String>, message: impl Into<String>) {
+        self.errors.push(FieldError::new(field, message));
+    }
+
+    /// Trimmed text of 1 to `max` characters.
+    pub fn text(&mut self, field: &str, value: &str, max: usize) -> String {
+        let value = value.trim();
+        if value.is_empty() {
+            self.fail(field, "must not be empty");
+        } else if value.chars().count() > max {
+            self.fail(field, format!("must be at most {max} characters"));
+        }
+        value.to_string()
+    }
+
+    /// Optional text: empty becomes `None`.
+    pub fn optional_text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+        let value = value.map(str::trim).filter(|v| !v.is_empty())?;
+        if value.chars().count() > max {
+            self.fail(field, format!("must be at most {max} characters"));
+        }
+        Some(value.to_string())
+    }
+
+    /// A money amount in minor units of a currency with `exponent` decimals.
+    pub fn money(&mut self, field: &str, value: f64, exponent: u32) -> i64 {
+        crate::money::to_minor(value, exponent).unwrap_or_else(|message| {
+            self.fail(field, message);
+            0
+        })
+    }
+
+    pub fn integer_in(&mut self, field: &str, value: i64, range: std::ops::RangeInclusive<i64>) -> i64 {
+        if !range.contains(&value) {
+            self.fail(field, format!("must be between {} and {}", range.start(), range.end()));
+        }
+        value
+    }
+
+    pub fn id(&mut self, field: &str, value: &str) -> String {
+        match value.parse::<Uuid>() {
+            Ok(id) => id.to_string(),
+            Err(_) => {
+                self.fail(field, "must be a UUID");
+                value.to_string()
+            }
+        }
+    }
+
+    pub fn is_ok(&self) -> bool {
+        self.errors.is_empty()
+    }
+
+    pub fn finish(self) -> Result<(), ApiError> {
+        if self.errors.is_empty() {
+            Ok(())
+        } else {
+            Err(ApiError::validation(self.errors))
+        }
+    }
+}
+
+/// A resource id from the path. A malformed id cannot name anything, so it is a 404
+/// like any unknown id.
+pub fn path_id(value: &str, what: &str) -> Result<String, ApiError> {
+    value
+        .parse::<Uuid>()
+        .map(|id| id.to_string())
+        .map_err(|_| ApiError::not_found(what))
+}

@@ -1,0 +1,147 @@
+//! The `Caller` request guard: a verified bearer token or API key, matched against
+//! the `X-Tenant-ID` header, with the tenant's database ready to use.
+
+use std::sync::Arc;
+
+use rocket::http::Status;
+use rocket::request::{FromRequest, Outcome, Request};
+use rusqlite::OptionalExtension;
+use uuid::Uuid;
+
+use super::{keys, permissions, Permission, Role};
+use crate::db::{run_blocking, TenantDb};
+use crate::error::{remember_failure, ApiError};
+use crate::App;
+
+#[derive(Debug, Clone)]
+pub enum Principal {
+    User { id: String },
+    ApiKey { id: String },
+}
+
+pub struct Caller {
+    pub tenant: Arc<TenantDb>,
+    pub principal: Principal,
+    pub role: Role,
+}
+
+impl Caller {
+    pub fn require(&self, permission: Permission) -> Result<(), ApiError> {
+        if permissions::allows(self.role, permission) {
+            Ok(())
+        } else {
+            Err(ApiError::forbidden(
+                "permission_denied",
+                format!("role {} may not {}", self.role.as_str(), permission.as_str()),
+            ))
+        }
+    }
+
+    /// Stable identifier of who acted, stored with the records they create.
+    pub fn actor(&self) -> String {
+        match &self.principal {
+            Principal::User { id } => format!("user:{id}"),
+            Principal::ApiKey { id } => format!("api_key:{id}"),
+        }
+    }
+
+    pub fn tenant_id(&self) -> Uuid {
+        self.tenant.info.id
+    }
+}
+
+pub fn bearer_token<'r>(req: &'r Request<'_>) -> Option<&'r str> {
+    let value = req.headers().get_one("Authorization")?;
+    let (scheme, token) = value.split_once(' ')?;
+    scheme
+        .eq_ignore_ascii_case("bearer")
+        .then(|| token.trim())
+        .filter(|t| !t.is_empty())
+}
+
+/// The `X-Tenant-ID` header: `Ok(None)` when absent.
+pub fn tenant_header(req: &Request<'_>) -> Result<Option<Uuid>, ApiError> {
+    match req.headers().get_one("X-Tenant-ID") {
+        None => Ok(None),
+        Some(text) => text.trim().parse().map(Some).map_err(|_| {
+            ApiError::bad_request("invalid_tenant_header", "X-Tenant-ID must be a tenant UUID")
+        }),
+    }
+}
+
+async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
+    let app = req
+        .rocket()
+        .state::<Arc<App>>()
+        .ok_or_else(|| ApiError::internal("app state missing"))?
+        .clone();
+    let token = bearer_token(req)
+        .ok_or_else(|| ApiError::unauthorized("send Authorization: Bearer <token or API key>"))?
+        .to_string();
+    let tenant_id = tenant_header(req)?.ok_or_else(|| {
+        ApiError::bad_request("tenant_header_required", "send the X-Tenant-ID header with the tenant UUID")
+    })?;
+    run_blocking(move || {
+        let (token_tenant, principal, role) = if token.starts_with(keys::PREFIX) {
+            let key = keys::find(&*app.db.registry()?, &token)?
+                .ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
+            (key.tenant_id, Principal::ApiKey { id: key.id }, key.role)
+        } else {
+            let claims = app
+                .tokens
+                .verify(&token)
+                .ok_or_else(|| ApiError::unauthorized("the token is invalid or expired; log in again"))?;
+            let tenant: Uuid = claims
+                .tid
+                .parse()
+                .map_err(|_| ApiError::unauthorized("the token is invalid"))?;
+            (tenant, Principal::User { id: claims.sub }, Role::Owner)
+        };
+        if token_tenant != tenant_id {
+            return Err(ApiError::forbidden(
+                "tenant_mismatch",
+                "the credentials belong to another tenant than X-Tenant-ID",
+            ));
+        }
+        let tenant = app.db.tenant(tenant_id)?;
+        // A user's current role and standing are read on every request, so a demotion
+        // or deactivation takes effect at once rather than when the token expires.
+        let role = match &principal {
+            Principal::ApiKey { .. } => role,
+            Principal::User { id } => tenant.read(|conn| {
+                let row: Option<(String, bool)> = conn
+                    .query_row("SELECT role, active FROM users WHERE id = ?1", [id], |r| {
+                        Ok((r.get(0)?, r.get(1)?))
+                    })
+                    .optional()?;
+                match row {
+                    Some((role, true)) => role
+                        .parse()
+                        .map_err(|e: String| ApiError::internal(e)),
+                    _ => Err(ApiError::unauthorized("the account is no longer active")),
+                }
+            })?,
+        };
+        Ok(Caller {
+            tenant,
+            principal,
+            role,
+        })
+    })
+    .await
+}
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for Caller {
+    type Error = ApiError;
+
+    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, Self::Error> {
+        match authenticate(req).await {
+            Ok(caller) => Outcome::Success(caller),
+            Err(err) => {
+                remember_failure(req, &err);
+                Outcome::Error((Status::new(err.status.code), err))
+            }
+        }
+    }
+}

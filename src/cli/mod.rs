@@ -1,0 +1,55 @@
+//! The `brigade` command line: serve, and the setup commands an installer runs.
+
+mod admin;
+mod serve;
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "brigade", version, about = "On-premise restaurant operations server")]
+#[command(args_conflicts_with_subcommands = true)]
+struct Cli {
+    /// Where registry.db and the tenant files live.
+    #[arg(long, env = "BRIGADE_DATA_DIR", default_value = "brigade-data", global = true)]
+    data_dir: PathBuf,
+    #[command(subcommand)]
+    command: Option<Command>,
+    #[command(flatten)]
+    serve: serve::ServeArgs,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server (the default).
+    Serve(serve::ServeArgs),
+    /// Create and list tenants (restaurant businesses).
+    #[command(subcommand)]
+    Tenant(admin::TenantCommand),
+    /// Manage staff accounts.
+    #[command(subcommand)]
+    User(admin::UserCommand),
+    /// Manage API keys for integrations and devices.
+    #[command(subcommand, name = "api-key")]
+    ApiKey(admin::ApiKeyCommand),
+}
+
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => serve::run(&cli.data_dir, cli.serve),
+        Some(Command::Serve(args)) => serve::run(&cli.data_dir, args),
+        Some(Command::Tenant(command)) => admin::tenant(&cli.data_dir, command),
+        Some(Command::User(command)) => admin::user(&cli.data_dir, command),
+        Some(Command::ApiKey(command)) => admin::api_key(&cli.data_dir, command),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("error: {message}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,39 @@
+//! Server settings. Defaults live here; the CLI (and its `BRIGADE_*` environment
+//! variables) override them.
+
+use std::net::{IpAddr, Ipv4Addr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+#[derive(Debug, Clone)]
+pub struct Config {
+    pub data_dir: PathBuf,
+    pub address: IpAddr,
+    pub port: u16,
+    /// Lifetime of a login token; a whole shift by default.
+    pub token_ttl: Duration,
+    /// `PRAGMA synchronous=FULL` instead of NORMAL: survives power loss of the last
+    /// commits at the cost of an fsync per transaction.
+    pub synchronous_full: bool,
+    /// Login attempts allowed per minute for one account and for one client address.
+    pub login_attempts_per_minute: u32,
+    /// Largest JSON request body accepted, in bytes.
+    pub json_limit: u64,
+    /// Log requests and startup to stdout (off in tests).
+    pub log: bool,
+}
+
+impl Config {
+    pub fn new(data_dir: PathBuf) -> Self {
+        Config {
+            data_dir,
+            address: IpAddr::V4(Ipv4Addr::UNSPECIFIED),
+            port: 8000,
+            token_ttl: Duration::from_secs(12 * 3600),
+            synchronous_full: false,
+            login_attempts_per_minute: 10,
+            json_limit: 256 * 1024,
+            log: true,
+        }
+    }
+}

@@ -1,0 +1,292 @@
+//! SQLite plumbing: the registry file, one file per tenant, their pools and PRAGMAs,
+//! and the helpers that run database work off the async workers.
+//!
+//! Each tenant gets one writer connection (SQLite has one write lock; competing
+//! writers only spin) and a few readers, opened lazily and closed when idle, so a box
+//! with hundreds of tenants holds connections only for the ones in use.
+
+pub mod migrations;
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex, RwLock};
+use std::time::Duration;
+
+use r2d2::Pool;
+use r2d2_sqlite::SqliteConnectionManager;
+use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
+use scheduled_thread_pool::ScheduledThreadPool;
+use uuid::Uuid;
+
+use crate::error::ApiError;
+use migrations::Schema;
+
+pub type SqlitePool = Pool<SqliteConnectionManager>;
+
+const READERS_PER_TENANT: u32 = 4;
+const IDLE_CLOSE_AFTER: Duration = Duration::from_secs(60);
+
+/// A tenant as the registry knows it.
+#[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
+pub struct TenantInfo {
+    pub id: Uuid,
+    pub slug: String,
+    pub name: String,
+    pub created_at: String,
+}
+
+/// One tenant's database: a single writer and a small pool of readers.
+pub struct TenantDb {
+    pub info: TenantInfo,
+    writer: SqlitePool,
+    readers: SqlitePool,
+}
+
+impl TenantDb {
+    /// Runs `work` in a `BEGIN IMMEDIATE` transaction on the writer and commits
+    /// if it returns `Ok`. Blocking: call through [`run_blocking`].
+    pub fn write<T>(
+        &self,
+        work: impl FnOnce(&Transaction) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let mut conn = self.writer.get()?;
+        let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let value = work(&tx)?;
+        tx.commit()?;
+        Ok(value)
+    }
+
+    /// Runs `work` on a reader connection. Blocking: call through [`run_blocking`].
+    pub fn read<T>(&self, work: impl FnOnce(&Connection) -> Result<T, ApiError>) -> Result<T, ApiError> {
+        let conn = self.readers.get()?;
+        work(&conn)
+    }
+}
+
+/// Every database of the data dir.
+pub struct Databases {
+    data_dir: PathBuf,
+    synchronous_full: bool,
+    registry: SqlitePool,
+    maintenance: Arc<ScheduledThreadPool>,
+    tenants: RwLock<HashMap<Uuid, TenantInfo>>,
+    open: Mutex<HashMap<Uuid, Arc<TenantDb>>>,
+}
+
+fn pool_for(
+    path: &Path,
+    synchronous_full: bool,
+    max_size: u32,
+    maintenance: &Arc<ScheduledThreadPool>,
+) -> SqlitePool {
+    let synchronous = if synchronous_full { "FULL" } else { "NORMAL" };
+    let manager = SqliteConnectionManager::file(path).with_init(move |c| {
+        c.execute_batch(&format!(
+            "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; \
+             PRAGMA synchronous={synchronous};"
+        ))
+    });
+    Pool::builder()
+        .max_size(max_size)
+        .min_idle(Some(0))
+        .idle_timeout(Some(IDLE_CLOSE_AFTER))
+        .connection_timeout(Duration::from_secs(10))
+        .thread_pool(maintenance.clone())
+        .build_unchecked(manager)
+}
+
+impl Databases {
+    /// Opens (creating if needed) the data dir and its registry.
+    pub fn open(data_dir: &Path, synchronous_full: bool) -> Result<Self, String> {
+        std::fs::create_dir_all(data_dir.join("tenants"))
+            .map_err(|e| format!("cannot create data dir {}: {e}", data_dir.display()))?;
+        // One small pool of housekeeping threads shared by every connection pool.
+        let maintenance = Arc::new(
+            ScheduledThreadPool::builder()
+                .num_threads(1)
+                .thread_name_pattern("db-pool-{}")
+                .build(),
+        );
+        let registry = pool_for(&data_dir.join("registry.db"), synchronous_full, 4, &maintenance);
+        {
+            let mut conn = registry
+                .get()
+                .map_err(|e| format!("cannot open registry.db: {e}"))?;
+            migrations::migrate(&mut conn, Schema::Registry)
+                .map_err(|e| format!("registry.db: {e}"))?;
+        }
+        let dbs = Databases {
+            data_dir: data_dir.to_path_buf(),
+            synchronous_full,
+            registry,
+            maintenance,
+            tenants: RwLock::new(HashMap::new()),
+            open: Mutex::new(HashMap::new()),
+        };
+        dbs.load_tenants()?;
+        Ok(dbs)
+    }
+
+    fn load_tenants(&self) -> Result<(), String> {
+        let conn = self.registry.get().map_err(|e| e.to_string())?;
+        let mut stmt = conn
+            .prepare("SELECT id, slug, name, created_at FROM tenants")
+            .map_err(|e| e.to_string())?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(TenantInfo {
+                    id: r.get::<_, String>(0)?.parse().unwrap_or_default(),
+                    slug: r.get(1)?,
+                    name: r.get(2)?,
+                    created_at: r.get(3)?,
+                })
+            })
+            .map_err(|e| e.to_string())?;
+        let mut tenants = self.tenants.write().map_err(|e| e.to_string())?;
+        for info in rows {
+            let info = info.map_err(|e| e.to_string())?;
+            tenants.insert(info.id, info);
+        }
+        Ok(())
+    }
+
+    pub fn data_dir(&self) -> &Path {
+        &self.data_dir
+    }
+
+    pub fn registry(&self) -> Result<r2d2::PooledConnection<SqliteConnectionManager>, ApiError> {
+        Ok(self.registry.get()?)
+    }
+
+    pub fn tenant_path(&self, id: Uuid) -> PathBuf {
+        self.data_dir.join("tenants").join(format!("{id}.db"))
+    }
+
+    pub fn tenant_info(&self, id: Uuid) -> Option<TenantInfo> {
+        self.tenants.read().ok()?.get(&id).cloned()
+    }
+
+    pub fn tenant_by_slug(&self, slug: &str) -> Option<TenantInfo> {
+        self.tenants
+            .read()
+            .ok()?
+            .values()
+            .find(|t| t.slug == slug)
+            .cloned()
+    }
+
+    /// Tenants sorted by slug.
+    pub fn tenants(&self) -> Vec<TenantInfo> {
+        let mut all: Vec<TenantInfo> = self
+            .tenants
+            .read()
+            .map(|t| t.values().cloned().collect())
+            .unwrap_or_default();
+        all.sort_by(|a, b| a.slug.cmp(&b.slug));
+        all
+    }
+
+    /// The open database of a known tenant, opening and migrating it on first use.
+    pub fn tenant(&self, id: Uuid) -> Result<Arc<TenantDb>, ApiError> {
+        let info = self
+            .tenant_info(id)
+            .ok_or_else(|| ApiError::not_found("tenant"))?;
+        let mut open = self.open.lock().map_err(|_| ApiError::internal("tenant map poisoned"))?;
+        if let Some(db) = open.get(&id) {
+            return Ok(db.clone());
+        }
+        let path = self.tenant_path(id);
+        let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
+        {
+            let mut conn = writer.get()?;
+            migrations::migrate(&mut conn, Schema::Tenant)
+                .map_err(|e| ApiError::internal(format!("tenant {id}: {e}")))?;
+        }
+        let readers = pool_for(&path, self.synchronous_full, READERS_PER_TENANT, &self.maintenance);
+        let db = Arc::new(TenantDb {
+            info,
+            writer,
+            readers,
+        });
+        open.insert(id, db.clone());
+        Ok(db)
+    }
+
+    /// Registers a tenant and creates its file with the newest schema.
+    pub fn create_tenant(
+        &self,
+        name: &str,
+        slug: &str,
+        currency: &str,
+        timezone: &str,
+    ) -> Result<Arc<TenantDb>, ApiError> {
+        let info = TenantInfo {
+            id: Uuid::now_v7(),
+            slug: slug.to_string(),
+            name: name.to_string(),
+            created_at: crate::time::now_rfc3339(),
+        };
+        self.registry()?.execute(
+            "INSERT INTO tenants (id, slug, name, created_at) VALUES (?1, ?2, ?3, ?4)",
+            params![info.id.to_string(), info.slug, info.name, info.created_at],
+        )?;
+        self.tenants
+            .write()
+            .map_err(|_| ApiError::internal("tenant list poisoned"))?
+            .insert(info.id, info.clone());
+        let db = self.tenant(info.id)?;
+        db.write(|tx| {
+            tx.execute(
+                "INSERT INTO settings (id, tenant_id, business_name, currency, timezone) \
+                 VALUES (1, ?1, ?2, ?3, ?4)",
+                params![info.id.to_string(), name, currency, timezone],
+            )?;
+            Ok(())
+        })?;
+        Ok(db)
+    }
+
+    /// Looks up a tenant by id or slug, as the CLI accepts either.
+    pub fn find_tenant(&self, id_or_slug: &str) -> Option<TenantInfo> {
+        match id_or_slug.parse::<Uuid>() {
+            Ok(id) => self.tenant_info(id),
+            Err(_) => self.tenant_by_slug(id_or_slug),
+        }
+    }
+
+    /// A server-wide secret, generated on first use and kept in the registry.
+    pub fn server_secret(&self, name: &str, len: usize) -> Result<Vec<u8>, ApiError> {
+        let conn = self.registry()?;
+        let existing: Option<Vec<u8>> = conn
+            .query_row(
+                "SELECT value FROM server_secrets WHERE name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .optional()?;
+        if let Some(value) = existing {
+            return Ok(value);
+        }
+        let value = crate::auth::random_bytes(len);
+        conn.execute(
+            "INSERT OR IGNORE INTO server_secrets (name, value) VALUES (?1, ?2)",
+            params![name, value],
+        )?;
+        Ok(conn.query_row(
+            "SELECT value FROM server_secrets WHERE name = ?1",
+            [name],
+            |r| r.get(0),
+        )?)
+    }
+}
+
+/// Runs blocking database work on the blocking thread pool, never on an async worker.
+pub async fn run_blocking<T, F>(work: F) -> Result<T, ApiError>
+where
+    F: FnOnce() -> Result<T, ApiError> + Send + 'static,
+    T: Send + 'static,
+{
+    rocket::tokio::task::spawn_blocking(work)
+        .await
+        .map_err(|e| ApiError::internal(format!("blocking task failed: {e}")))?
+}

@@ -1,0 +1,19 @@
+//! Time formats used on the wire and in the database: RFC 3339 UTC with `Z` and
+//! millisecond precision, which also sorts correctly as text.
+
+use chrono::{DateTime, SecondsFormat, Utc};
+
+pub fn rfc3339(at: DateTime<Utc>) -> String {
+    at.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+pub fn now_rfc3339() -> String {
+    rfc3339(Utc::now())
+}
+
+/// Parses a client-supplied timestamp; any offset is accepted and converted to UTC.
+pub fn parse_rfc3339(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .ok()
+        .map(|t| t.with_timezone(&Utc))
+}

@@ -1,0 +1,338 @@
+//! `TestApp`: the real server on 127.0.0.1, a free port and a fresh temp data dir,
+//! with a tenant and its owner ready, and a small HTTP client that speaks to it.
+
+use std::sync::Arc;
+use std::thread::JoinHandle;
+
+use brigade::auth::{keys, Role};
+use brigade::{build_rocket, App, Config};
+use rocket::fairing::AdHoc;
+use serde_json::{json, Value};
+use tempfile::TempDir;
+use uuid::Uuid;
+
+pub const PASSWORD: &str = "correct horse battery";
+
+pub struct Res {
+    pub status: u16,
+    pub body: Value,
+    pub headers: Vec<(String, String)>,
+}
+
+impl Res {
+    pub fn header(&self, name: &str) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case(name))
+            .map(|(_, v)| v.as_str())
+    }
+
+    /// Asserts the status, printing the body when it differs.
+    #[track_caller]
+    pub fn expect(self, status: u16) -> Value {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        self.body
+    }
+
+    /// Asserts a problem+json error with this status and code.
+    #[track_caller]
+    pub fn expect_problem(self, status: u16, code: &str) -> Value {
+        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.header("content-type"),
+            Some("application/problem+json"),
+            "errors are problem+json"
+        );
+        assert_eq!(self.body["code"], code, "unexpected problem: {}", self.body);
+        assert_eq!(self.body["status"], status);
+        self.body
+    }
+}
+
+#[derive(Clone)]
+pub struct Client {
+    pub base: String,
+    pub token: Option<String>,
+    pub tenant_id: Option<String>,
+    pub agent: ureq::Agent,
+}
+
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .build()
+        .into()
+}
+
+fn read(mut response: ureq::http::Response<ureq::Body>) -> Res {
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    let body = if text.is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::String(text))
+    };
+    Res { status, body, headers }
+}
+
+impl Client {
+    pub fn anonymous(base: &str) -> Client {
+        Client {
+            base: base.to_string(),
+            token: None,
+            tenant_id: None,
+            agent: agent(),
+        }
+    }
+
+    pub fn with_tenant(&self, tenant_id: &str) -> Client {
+        Client {
+            tenant_id: Some(tenant_id.to_string()),
+            ..self.clone()
+        }
+    }
+
+    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<(&str, &[u8])>) -> Res {
+        let url = format!("{}/api/v1{path}", self.base);
+        let mut builder = ureq::http::Request::builder().method(method).uri(&url);
+        if let Some(token) = &self.token {
+            builder = builder.header("Authorization", format!("Bearer {token}"));
+        }
+        if let Some(tenant) = &self.tenant_id {
+            builder = builder.header("X-Tenant-ID", tenant);
+        }
+        for (name, value) in headers {
+            builder = builder.header(*name, *value);
+        }
+        let response = match body {
+            Some((content_type, bytes)) => {
+                let request = builder.header("Content-Type", content_type).body(bytes.to_vec()).unwrap();
+                self.agent.run(request)
+            }
+            None => self.agent.run(builder.body(()).unwrap()),
+        };
+        read(response.expect("the server answers"))
+    }
+
+    pub fn get(&self, path: &str) -> Res {
+        self.request("GET", path, &[], None)
+    }
+
+    pub fn delete(&self, path: &str) -> Res {
+        self.request("DELETE", path, &[], None)
+    }
+
+    pub fn post(&self, path: &str, body: Value) -> Res {
+        self.send("POST", path, body, &[])
+    }
+
+    pub fn patch(&self, path: &str, body: Value) -> Res {
+        self.send("PATCH", path, body, &[])
+    }
+
+    pub fn put(&self, path: &str, body: Value) -> Res {
+        self.send("PUT", path, body, &[])
+    }
+
+    pub fn send(&self, method: &str, path: &str, body: Value, headers: &[(&str, &str)]) -> Res {
+        let bytes = body.to_string().into_bytes();
+        self.request(method, path, headers, Some(("application/json", &bytes)))
+    }
+
+    pub fn post_raw(&self, path: &str, content_type: &str, body: &[u8]) -> Res {
+        self.request("POST", path, &[], Some((content_type, body)))
+    }
+}
+
+struct Running {
+    app: Arc<App>,
+    shutdown: rocket::Shutdown,
+    thread: JoinHandle<()>,
+}
+
+pub struct TestApp {
+    pub dir: TempDir,
+    pub base: String,
+    pub tenant_id: String,
+    pub owner: Client,
+    running: Option<Running>,
+}
+
+pub fn test_config(dir: &std::path::Path) -> Config {
+    let mut config = Config::new(dir.to_path_buf());
+    config.address = "127.0.0.1".parse().unwrap();
+    config.port = 0;
+    config.log = false;
+    config
+}
+
+fn launch(config: Config) -> (Running, String) {
+    let app = App::open(config).expect("the data dir opens");
+    let (tx, rx) = std::sync::mpsc::channel();
+    let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
+        Box::pin(async move {
+            let _ = tx.send((rocket.config().port, rocket.shutdown()));
+        })
+    }));
+    let thread = std::thread::spawn(move || {
+        let _ = rocket::execute(rocket.launch());
+    });
+    let (port, shutdown) = rx.recv().expect("the server starts");
+    (Running { app, shutdown, thread }, format!("http://127.0.0.1:{port}"))
+}
+
+impl TestApp {
+    /// A server on a fresh data dir with one tenant ("Test Bistro") and its owner.
+    pub fn spawn() -> TestApp {
+        Self::spawn_with(|_| {})
+    }
+
+    pub fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let mut config = test_config(dir.path());
+        adjust(&mut config);
+        let (running, base) = launch(config);
+        let tenant_id = create_tenant(&running.app, "Test Bistro", "test-bistro");
+        let mut app = TestApp {
+            dir,
+            base: base.clone(),
+            tenant_id: tenant_id.clone(),
+            owner: Client::anonymous(&base),
+            running: Some(running),
+        };
+        app.owner = app.client_for(&tenant_id, "owner@test.example", Role::Owner);
+        app
+    }
+
+    pub fn app(&self) -> &Arc<App> {
+        &self.running.as_ref().expect("running").app
+    }
+
+    /// Creates another tenant with its owner.
+    pub fn second_tenant(&self, slug: &str) -> (String, Client) {
+        let tenant_id = create_tenant(self.app(), "Other Place", slug);
+        let client = self.client_for(&tenant_id, &format!("owner@{slug}.example"), Role::Owner);
+        (tenant_id, client)
+    }
+
+    /// A new user of `role` in the main tenant, logged in.
+    pub fn user(&self, role: Role) -> Client {
+        let email = format!("{}-{}@test.example", role.as_str(), Uuid::now_v7().simple());
+        self.client_for(&self.tenant_id.clone(), &email, role)
+    }
+
+    pub fn create_user(&self, tenant_id: &str, email: &str, role: Role) {
+        let app = self.app();
+        let db = app.db.tenant(tenant_id.parse().unwrap()).unwrap();
+        brigade::api::users::create_user(&app.db, &db, email, "Test User", role, PASSWORD).unwrap();
+    }
+
+    fn client_for(&self, tenant_id: &str, email: &str, role: Role) -> Client {
+        self.create_user(tenant_id, email, role);
+        let body = Client::anonymous(&self.base)
+            .send(
+                "POST",
+                "/auth/login",
+                json!({"email": email, "password": PASSWORD}),
+                &[("X-Tenant-ID", tenant_id)],
+            )
+            .expect(200);
+        Client {
+            token: Some(body["access_token"].as_str().unwrap().to_string()),
+            ..Client::anonymous(&self.base).with_tenant(tenant_id)
+        }
+    }
+
+    /// An API key client of `role` for the main tenant.
+    pub fn api_key(&self, role: Role) -> Client {
+        let registry = self.app().db.registry().unwrap();
+        let (_, key) = keys::create(&registry, self.tenant_id.parse().unwrap(), "test key", role).unwrap();
+        Client {
+            token: Some(key),
+            ..Client::anonymous(&self.base).with_tenant(&self.tenant_id)
+        }
+    }
+
+    /// Stops the server and starts it again on the same data dir and port-agnostic base.
+    pub fn restart(&mut self) {
+        self.stop();
+        let (running, base) = launch(test_config(self.dir.path()));
+        self.base = base.clone();
+        self.owner.base = base;
+        self.running = Some(running);
+    }
+
+    fn stop(&mut self) {
+        if let Some(running) = self.running.take() {
+            running.shutdown.notify();
+            let _ = running.thread.join();
+        }
+    }
+
+    /// Every outbox row of a tenant, oldest first, as parsed envelopes.
+    pub fn outbox(&self, tenant_id: &str) -> Vec<Value> {
+        let path = self.dir.path().join("tenants").join(format!("{tenant_id}.db"));
+        let conn = rusqlite::Connection::open(path).unwrap();
+        let mut stmt = conn.prepare("SELECT body FROM outbox ORDER BY seq").unwrap();
+        let rows = stmt
+            .query_map([], |r| r.get::<_, String>(0))
+            .unwrap()
+            .map(|b| serde_json::from_str(&b.unwrap()).unwrap())
+            .collect();
+        rows
+    }
+
+    /// A category and an item at `price` with `tax_rate` %, made through the API.
+    pub fn menu_item(&self, price: f64, tax_rate: f64) -> String {
+        self.menu_item_for(&self.owner, price, tax_rate)
+    }
+
+    pub fn menu_item_for(&self, owner: &Client, price: f64, tax_rate: f64) -> String {
+        let category = owner
+            .post("/menu/categories", json!({"name": format!("Cat {}", Uuid::now_v7().simple())}))
+            .expect(201);
+        owner
+            .post(
+                "/menu/items",
+                json!({
+                    "name": "Item", "category_id": category["id"], "price": price, "tax_rate": tax_rate,
+                    "modifiers": [{"name": "Large", "price": 1.25}]
+                }),
+            )
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
+    /// Creates a takeaway order of `quantity` × the item.
+    pub fn order(&self, item: &str, quantity: i64) -> Value {
+        self.owner
+            .post(
+                "/orders",
+                json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": quantity}]}),
+            )
+            .expect(201)
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+pub fn create_tenant(app: &App, name: &str, slug: &str) -> String {
+    app.db
+        .create_tenant(name, slug, "USD", "UTC")
+        .expect("tenant created")
+        .info
+        .id
+        .to_string()
+}

@@ -1,0 +1,11 @@
+//! Integration tests: the real server over HTTP on a temp data dir.
+
+mod helpers;
+
+mod auth;
+mod errors;
+mod menu;
+mod openapi;
+mod orders;
+mod payments;
+mod persistence;

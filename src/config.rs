@@ -17,6 +17,8 @@ pub struct Config {
     pub synchronous_full: bool,
     /// Login attempts allowed per minute for one account and for one client address.
     pub login_attempts_per_minute: u32,
+    /// Requests per minute one client address may make to the public customer routes.
+    pub public_requests_per_minute: u32,
     /// Largest JSON request body accepted, in bytes.
     pub json_limit: u64,
     /// Log requests and startup to stdout (off in tests).
@@ -32,6 +34,7 @@ impl Config {
             token_ttl: Duration::from_secs(12 * 3600),
             synchronous_full: false,
             login_attempts_per_minute: 10,
+            public_requests_per_minute: 60,
             json_limit: 256 * 1024,
             log: true,
         }

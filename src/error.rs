@@ -173,8 +173,11 @@ impl From<rusqlite::Error> for ApiError {
                         .last()
                         .and_then(|c| c.rsplit('.').next())
                         .unwrap_or(columns);
-                    return ApiError::conflict("already_exists", format!("{field} is already in use"))
-                        .with("field", field);
+                    return ApiError::conflict(
+                        "already_exists",
+                        format!("{field} is already in use"),
+                    )
+                    .with("field", field);
                 }
             }
         }
@@ -229,11 +232,35 @@ pub fn catch_all(status: Status, req: &Request<'_>) -> ApiError {
         return err;
     }
     match status.code {
-        404 => ApiError::new(status, "route_not_found", format!("no route for {} {}", req.method(), req.uri().path())),
-        413 => ApiError::new(status, "payload_too_large", "the request body is larger than this route accepts"),
-        415 => ApiError::new(status, "unsupported_media_type", "send the body as Content-Type: application/json"),
-        422 => ApiError::new(status, "validation_failed", "the request could not be processed"),
-        500 => ApiError::internal(format!("unhandled error for {} {}", req.method(), req.uri())),
-        _ => ApiError::new(status, "error", status.reason().unwrap_or("error").to_string()),
+        404 => ApiError::new(
+            status,
+            "route_not_found",
+            format!("no route for {} {}", req.method(), req.uri().path()),
+        ),
+        413 => ApiError::new(
+            status,
+            "payload_too_large",
+            "the request body is larger than this route accepts",
+        ),
+        415 => ApiError::new(
+            status,
+            "unsupported_media_type",
+            "send the body as Content-Type: application/json",
+        ),
+        422 => ApiError::new(
+            status,
+            "validation_failed",
+            "the request could not be processed",
+        ),
+        500 => ApiError::internal(format!(
+            "unhandled error for {} {}",
+            req.method(),
+            req.uri()
+        )),
+        _ => ApiError::new(
+            status,
+            "error",
+            status.reason().unwrap_or("error").to_string(),
+        ),
     }
 }

@@ -12,12 +12,14 @@ pub mod demo;
 pub mod error;
 pub mod events;
 pub mod money;
+pub mod scheduler;
 pub mod time;
 
 use std::sync::Arc;
 
 use rocket::config::LogLevel;
 use rocket::data::{Limits, ToByteUnit};
+use rocket::fairing::AdHoc;
 use rocket::{catchers, Build, Rocket};
 
 use auth::rate_limit::LoginLimiter;
@@ -31,6 +33,8 @@ pub struct App {
     pub db: Databases,
     pub tokens: TokenKeys,
     pub login_limiter: LoginLimiter,
+    pub public_limiter: api::public::PublicLimiter,
+    pub scheduler: scheduler::Scheduler,
 }
 
 impl App {
@@ -43,6 +47,8 @@ impl App {
         Ok(Arc::new(App {
             tokens: TokenKeys::new(&jwt_secret),
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
+            public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
+            scheduler: scheduler::Scheduler::default(),
             db,
             config,
         }))
@@ -56,14 +62,28 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         address: config.address,
         port: config.port,
         limits: Limits::default().limit("json", config.json_limit.bytes()),
-        log_level: if config.log { LogLevel::Critical } else { LogLevel::Off },
+        log_level: if config.log {
+            LogLevel::Critical
+        } else {
+            LogLevel::Off
+        },
         cli_colors: false,
         // A LAN server with no proxy in front: never trust a client-set address header.
         ip_header: None,
         ..rocket::Config::default()
     };
+    // The scheduler runs while the server does, and stops with it.
+    let scheduler_thread = Arc::new(scheduler::Thread::default());
+    let (starter, stopper, scheduler_app) =
+        (scheduler_thread.clone(), scheduler_thread, app.clone());
     rocket::custom(rocket_config)
         .manage(app)
+        .attach(AdHoc::on_liftoff("scheduler", move |_| {
+            Box::pin(async move { starter.start(scheduler_app) })
+        }))
+        .attach(AdHoc::on_shutdown("scheduler", move |_| {
+            Box::pin(async move { stopper.stop() })
+        }))
         .mount(api::BASE, api::routes())
         .register("/", catchers![error::catch_all])
 }

@@ -24,7 +24,10 @@ impl<T> std::ops::Deref for JsonBody<T> {
 
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("malformed_json", "the request body is empty; send a JSON object"));
+        return Err(ApiError::bad_request(
+            "malformed_json",
+            "the request body is empty; send a JSON object",
+        ));
     }
     let mut deserializer = serde_json::Deserializer::from_slice(bytes);
     let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
@@ -32,15 +35,25 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
         let inner = err.into_inner();
         match inner.classify() {
             serde_json::error::Category::Data => {
-                let field = if path == "." { "body".to_string() } else { path };
-                ApiError::validation(vec![FieldError::new(field, strip_position(&inner.to_string()))])
+                let field = if path == "." {
+                    "body".to_string()
+                } else {
+                    path
+                };
+                ApiError::validation(vec![FieldError::new(
+                    field,
+                    strip_position(&inner.to_string()),
+                )])
             }
-            _ => ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {inner}")),
+            _ => ApiError::bad_request(
+                "malformed_json",
+                format!("the body is not valid JSON: {inner}"),
+            ),
         }
     })?;
-    deserializer
-        .end()
-        .map_err(|e| ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}")))?;
+    deserializer.end().map_err(|e| {
+        ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
+    })?;
     Ok(value)
 }
 
@@ -70,11 +83,12 @@ impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
                 ));
             }
             let limit = req.limits().get("json").unwrap_or(256.kibibytes());
-            let bytes = data
-                .open(limit)
-                .into_bytes()
-                .await
-                .map_err(|e| ApiError::bad_request("unreadable_body", format!("the body could not be read: {e}")))?;
+            let bytes = data.open(limit).into_bytes().await.map_err(|e| {
+                ApiError::bad_request(
+                    "unreadable_body",
+                    format!("the body could not be read: {e}"),
+                )
+            })?;
             if !bytes.is_complete() {
                 return Err(ApiError::new(
                     Status::PayloadTooLarge,

@@ -8,8 +8,14 @@ pub mod menu;
 pub mod openapi;
 pub mod orders;
 pub mod pagination;
+pub mod pos;
+pub mod public;
+pub mod queue;
 pub mod reply;
+pub mod reservations;
+pub mod sessions;
 pub mod settings;
+pub mod tables;
 pub mod users;
 pub mod validate;
 
@@ -23,6 +29,13 @@ pub fn routes() -> Vec<Route> {
     routes.extend(auth::routes());
     routes.extend(menu::routes());
     routes.extend(orders::routes());
+    routes.extend(tables::routes());
+    routes.extend(pos::routes());
+    routes.extend(queue::routes());
+    routes.extend(sessions::routes());
+    routes.extend(reservations::routes());
+    routes.extend(public::routes());
+    routes.extend(settings::routes());
     routes.extend(openapi::routes());
     routes
 }

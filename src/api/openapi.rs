@@ -32,6 +32,13 @@ pub fn document() -> Document {
         super::auth::Docs::openapi(),
         super::menu::Docs::openapi(),
         super::orders::Docs::openapi(),
+        super::tables::Docs::openapi(),
+        super::pos::Docs::openapi(),
+        super::queue::Docs::openapi(),
+        super::sessions::Docs::openapi(),
+        super::reservations::Docs::openapi(),
+        super::public::Docs::openapi(),
+        super::settings::Docs::openapi(),
     ] {
         doc.merge(group);
     }

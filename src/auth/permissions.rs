@@ -2,7 +2,9 @@
 
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Owner,
@@ -41,7 +43,9 @@ impl FromStr for Role {
         Role::ALL
             .into_iter()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown role {s:?}; one of owner, manager, cashier, server, host, kitchen"))
+            .ok_or_else(|| {
+                format!("unknown role {s:?}; one of owner, manager, cashier, server, host, kitchen")
+            })
     }
 }
 
@@ -56,6 +60,22 @@ pub enum Permission {
     OrdersAdvance,
     OrdersCancel,
     PaymentsTake,
+    /// See the floor plan, seatmap, queue, sessions and reservations.
+    DiningRead,
+    /// Edit floors, tables and their layout.
+    FloorPlanWrite,
+    /// Run the waitlist.
+    QueueWrite,
+    /// Open, move and close seating sessions.
+    SessionsWrite,
+    /// Close a session that still has unpaid orders.
+    SessionsForceClose,
+    /// Take, change and move reservations through their lifecycle.
+    ReservationsWrite,
+    /// Change the weekly reservation time-slot rules.
+    TimeSlotsWrite,
+    SettingsRead,
+    SettingsWrite,
 }
 
 impl Permission {
@@ -68,6 +88,15 @@ impl Permission {
             Permission::OrdersAdvance => "orders.advance",
             Permission::OrdersCancel => "orders.cancel",
             Permission::PaymentsTake => "payments.take",
+            Permission::DiningRead => "dining.read",
+            Permission::FloorPlanWrite => "floor_plan.write",
+            Permission::QueueWrite => "queue.write",
+            Permission::SessionsWrite => "sessions.write",
+            Permission::SessionsForceClose => "sessions.force_close",
+            Permission::ReservationsWrite => "reservations.write",
+            Permission::TimeSlotsWrite => "time_slots.write",
+            Permission::SettingsRead => "settings.read",
+            Permission::SettingsWrite => "settings.write",
         }
     }
 }
@@ -82,5 +111,12 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         OrdersWrite | PaymentsTake => matches!(role, Owner | Manager | Cashier | Server),
         OrdersAdvance => matches!(role, Owner | Manager | Cashier | Server | Kitchen),
         OrdersCancel => matches!(role, Owner | Manager | Cashier),
+        DiningRead => !matches!(role, Kitchen),
+        FloorPlanWrite | SessionsForceClose | TimeSlotsWrite | SettingsWrite => {
+            matches!(role, Owner | Manager)
+        }
+        QueueWrite | ReservationsWrite => matches!(role, Owner | Manager | Host),
+        SessionsWrite => matches!(role, Owner | Manager | Host | Server),
+        SettingsRead => true,
     }
 }

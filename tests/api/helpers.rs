@@ -30,14 +30,22 @@ impl Res {
     /// Asserts the status, printing the body when it differs.
     #[track_caller]
     pub fn expect(self, status: u16) -> Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
         self.body
     }
 
     /// Asserts a problem+json error with this status and code.
     #[track_caller]
     pub fn expect_problem(self, status: u16, code: &str) -> Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
         assert_eq!(
             self.header("content-type"),
             Some("application/problem+json"),
@@ -78,7 +86,11 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Res {
     } else {
         serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
-    Res { status, body, headers }
+    Res {
+        status,
+        body,
+        headers,
+    }
 }
 
 impl Client {
@@ -98,7 +110,13 @@ impl Client {
         }
     }
 
-    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<(&str, &[u8])>) -> Res {
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<(&str, &[u8])>,
+    ) -> Res {
         let url = format!("{}/api/v1{path}", self.base);
         let mut builder = ureq::http::Request::builder().method(method).uri(&url);
         if let Some(token) = &self.token {
@@ -112,7 +130,10 @@ impl Client {
         }
         let response = match body {
             Some((content_type, bytes)) => {
-                let request = builder.header("Content-Type", content_type).body(bytes.to_vec()).unwrap();
+                let request = builder
+                    .header("Content-Type", content_type)
+                    .body(bytes.to_vec())
+                    .unwrap();
                 self.agent.run(request)
             }
             None => self.agent.run(builder.body(()).unwrap()),
@@ -175,16 +196,24 @@ pub fn test_config(dir: &std::path::Path) -> Config {
 fn launch(config: Config) -> (Running, String) {
     let app = App::open(config).expect("the data dir opens");
     let (tx, rx) = std::sync::mpsc::channel();
-    let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
-        Box::pin(async move {
-            let _ = tx.send((rocket.config().port, rocket.shutdown()));
-        })
-    }));
+    let rocket =
+        build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
+            Box::pin(async move {
+                let _ = tx.send((rocket.config().port, rocket.shutdown()));
+            })
+        }));
     let thread = std::thread::spawn(move || {
         let _ = rocket::execute(rocket.launch());
     });
     let (port, shutdown) = rx.recv().expect("the server starts");
-    (Running { app, shutdown, thread }, format!("http://127.0.0.1:{port}"))
+    (
+        Running {
+            app,
+            shutdown,
+            thread,
+        },
+        format!("http://127.0.0.1:{port}"),
+    )
 }
 
 impl TestApp {
@@ -252,7 +281,8 @@ impl TestApp {
     /// An API key client of `role` for the main tenant.
     pub fn api_key(&self, role: Role) -> Client {
         let registry = self.app().db.registry().unwrap();
-        let (_, key) = keys::create(&registry, self.tenant_id.parse().unwrap(), "test key", role).unwrap();
+        let (_, key) =
+            keys::create(&registry, self.tenant_id.parse().unwrap(), "test key", role).unwrap();
         Client {
             token: Some(key),
             ..Client::anonymous(&self.base).with_tenant(&self.tenant_id)
@@ -277,9 +307,15 @@ impl TestApp {
 
     /// Every outbox row of a tenant, oldest first, as parsed envelopes.
     pub fn outbox(&self, tenant_id: &str) -> Vec<Value> {
-        let path = self.dir.path().join("tenants").join(format!("{tenant_id}.db"));
+        let path = self
+            .dir
+            .path()
+            .join("tenants")
+            .join(format!("{tenant_id}.db"));
         let conn = rusqlite::Connection::open(path).unwrap();
-        let mut stmt = conn.prepare("SELECT body FROM outbox ORDER BY seq").unwrap();
+        let mut stmt = conn
+            .prepare("SELECT body FROM outbox ORDER BY seq")
+            .unwrap();
         let rows = stmt
             .query_map([], |r| r.get::<_, String>(0))
             .unwrap()
@@ -295,7 +331,10 @@ impl TestApp {
 
     pub fn menu_item_for(&self, owner: &Client, price: f64, tax_rate: f64) -> String {
         let category = owner
-            .post("/menu/categories", json!({"name": format!("Cat {}", Uuid::now_v7().simple())}))
+            .post(
+                "/menu/categories",
+                json!({"name": format!("Cat {}", Uuid::now_v7().simple())}),
+            )
             .expect(201);
         owner
             .post(
@@ -335,4 +374,87 @@ pub fn create_tenant(app: &App, name: &str, slug: &str) -> String {
         .info
         .id
         .to_string()
+}
+
+/// Dining room set-up shared by the floor, queue, session and reservation tests.
+impl TestApp {
+    /// A floor with one table per entry of `seats`, named T1, T2, ...; returns the
+    /// floor id and the table ids.
+    pub fn floor_with_tables(&self, seats: &[i64]) -> (String, Vec<String>) {
+        let floor = self
+            .owner
+            .post("/floors", json!({"name": "Main room"}))
+            .expect(201);
+        let floor_id = floor["id"].as_str().unwrap().to_string();
+        let tables = seats
+            .iter()
+            .enumerate()
+            .map(|(i, seats)| {
+                self.owner
+                    .post(
+                        "/tables",
+                        json!({"floor_id": floor_id, "name": format!("T{}", i + 1), "seats": seats}),
+                    )
+                    .expect(201)["id"]
+                    .as_str()
+                    .unwrap()
+                    .to_string()
+            })
+            .collect();
+        (floor_id, tables)
+    }
+
+    /// Bookings every day, all day (UTC), half-hourly.
+    pub fn open_for_bookings(&self, max_covers_per_slot: i64, max_party_size: i64) {
+        let days: Vec<Value> = [
+            "monday",
+            "tuesday",
+            "wednesday",
+            "thursday",
+            "friday",
+            "saturday",
+            "sunday",
+        ]
+        .iter()
+        .map(|day| {
+            json!({
+                "weekday": day, "windows": [{"start": "00:00", "end": "23:59"}], "slot_minutes": 30,
+                "max_covers_per_slot": max_covers_per_slot, "max_party_size": max_party_size,
+                "stay_minutes": 90
+            })
+        })
+        .collect();
+        self.owner
+            .put("/reservations/time-slots", json!({ "days": days }))
+            .expect(200);
+    }
+}
+
+/// A booking time a week ahead at 19:00 UTC: always a future slot.
+pub fn next_week_at_seven() -> (String, String) {
+    let date = (chrono::Utc::now() + chrono::Duration::days(7)).date_naive();
+    let date = date.format("%Y-%m-%d").to_string();
+    let starts_at = format!("{date}T19:00:00.000Z");
+    (date, starts_at)
+}
+
+/// The first half-hour slot at least a minute from now: within the hour.
+pub fn next_slot() -> String {
+    use chrono::{DurationRound, Utc};
+    let now = Utc::now();
+    let mut slot =
+        now.duration_trunc(chrono::Duration::minutes(30)).unwrap() + chrono::Duration::minutes(30);
+    if slot < now + chrono::Duration::minutes(1) {
+        slot += chrono::Duration::minutes(30);
+    }
+    slot.to_rfc3339_opts(chrono::SecondsFormat::Millis, true)
+}
+
+/// Names of the outbox events of a tenant, oldest first, that start with `prefix`es.
+pub fn event_names(outbox: &[Value], prefixes: &[&str]) -> Vec<String> {
+    outbox
+        .iter()
+        .map(|e| e["event"].as_str().unwrap().to_string())
+        .filter(|name| prefixes.iter().any(|p| name.starts_with(p)))
+        .collect()
 }

@@ -1,0 +1,144 @@
+//! Customer routes, no staff login: follow a queue ticket by its token, see
+//! availability and book a table. The tenant is named by its slug. Every route is
+//! rate limited per client address and shows nothing personal of other guests.
+
+use std::net::IpAddr;
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use chrono::Utc;
+use governor::clock::{Clock, DefaultClock};
+use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use rocket::{get, post, routes, Route, State};
+use utoipa::OpenApi;
+
+use crate::api::body::JsonBody;
+use crate::api::reply::Reply;
+use crate::api::reservations::{self, Availability, BookingReceipt, CustomerBooking, Party};
+use crate::api::{queue, settings};
+use crate::db::{run_blocking, TenantDb};
+use crate::error::{ApiError, Problem};
+use crate::App;
+
+pub fn routes() -> Vec<Route> {
+    routes![track_ticket, public_availability, book]
+}
+
+#[derive(OpenApi)]
+#[openapi(paths(track_ticket, public_availability, book))]
+pub struct Docs;
+
+/// Requests per minute per client address on the public routes.
+pub struct PublicLimiter(DefaultKeyedRateLimiter<IpAddr>);
+
+impl PublicLimiter {
+    pub fn new(per_minute: u32) -> Self {
+        let per_minute = NonZeroU32::new(per_minute).unwrap_or(NonZeroU32::MIN);
+        PublicLimiter(RateLimiter::keyed(Quota::per_minute(per_minute)))
+    }
+
+    fn check(&self, address: Option<IpAddr>) -> Result<(), ApiError> {
+        // Rocket always knows the peer of a TCP connection; without one there is
+        // nothing to key on, and the request is refused rather than unlimited.
+        let address = address.ok_or_else(|| ApiError::too_many_requests(60))?;
+        let now = DefaultClock::default().now();
+        let outcome = self.0.check_key(&address).map_err(|not_until| {
+            ApiError::too_many_requests(not_until.wait_time_from(now).as_secs() + 1)
+        });
+        self.0.retain_recent();
+        outcome
+    }
+}
+
+/// Checks the caller's allowance, then finds the tenant by slug (404 when unknown).
+fn tenant(app: &App, address: Option<IpAddr>, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
+    app.public_limiter.check(address)?;
+    let info = app
+        .db
+        .tenant_by_slug(slug)
+        .ok_or_else(|| ApiError::not_found("restaurant"))?;
+    app.db.tenant(info.id)
+}
+
+/// A queue ticket's status, position and estimated wait; nothing else.
+#[utoipa::path(tag = "Queue", security(()), responses(
+    (status = 200, body = crate::api::queue::PublicTicket), (status = 404, body = Problem), (status = 429, body = Problem)))]
+#[get("/public/<tenant_slug>/queue/<ticket_token>")]
+async fn track_ticket(
+    app: &State<Arc<App>>,
+    address: Option<IpAddr>,
+    tenant_slug: &str,
+    ticket_token: &str,
+) -> Result<Reply, ApiError> {
+    let db = tenant(app, address, tenant_slug)?;
+    let token = ticket_token.to_string();
+    run_blocking(move || db.read(|conn| Reply::ok(queue::public_ticket(conn, &token, Utc::now())?)))
+        .await
+}
+
+/// Bookable slots of a local day for a party.
+#[utoipa::path(tag = "Reservations", security(()), responses(
+    (status = 200, body = Availability), (status = 404, body = Problem), (status = 422, body = Problem),
+    (status = 429, body = Problem)))]
+#[get("/public/<tenant_slug>/availability?<date>&<party_size>")]
+async fn public_availability(
+    app: &State<Arc<App>>,
+    address: Option<IpAddr>,
+    tenant_slug: &str,
+    date: &str,
+    party_size: &str,
+) -> Result<Reply, ApiError> {
+    let db = tenant(app, address, tenant_slug)?;
+    let date = reservations::parse_date("date", date)?;
+    let party_size = reservations::parse_count("party_size", party_size)?;
+    run_blocking(move || {
+        db.read(|conn| {
+            let settings = settings::load(conn)?;
+            Reply::ok(reservations::availability(
+                conn,
+                &settings,
+                date,
+                party_size,
+                Utc::now(),
+            )?)
+        })
+    })
+    .await
+}
+
+/// Book a table: pending until the restaurant confirms, or confirmed at once when
+/// it confirms automatically.
+#[utoipa::path(tag = "Reservations", security(()), request_body = CustomerBooking, responses(
+    (status = 201, body = BookingReceipt), (status = 404, body = Problem), (status = 409, body = Problem),
+    (status = 422, body = Problem), (status = 429, body = Problem)))]
+#[post("/public/<tenant_slug>/reservations", data = "<body>")]
+async fn book(
+    app: &State<Arc<App>>,
+    address: Option<IpAddr>,
+    tenant_slug: &str,
+    body: JsonBody<CustomerBooking>,
+) -> Result<Reply, ApiError> {
+    let db = tenant(app, address, tenant_slug)?;
+    let tenant_id = db.info.id;
+    let booking = reservations::NewReservation::from(body.value);
+    let reply = run_blocking(move || {
+        db.write(|tx| {
+            let reservation = reservations::create_reservation(
+                tx,
+                tenant_id,
+                &booking,
+                Party::Customer,
+                Utc::now(),
+            )?;
+            Reply::created(BookingReceipt {
+                id: reservation.id,
+                status: reservation.status,
+                party_size: reservation.party_size,
+                starts_at: reservation.starts_at,
+            })
+        })
+    })
+    .await?;
+    app.scheduler.forget(tenant_id);
+    Ok(reply)
+}

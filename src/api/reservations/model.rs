@@ -1,0 +1,373 @@
+//! Reservations: statuses, requests and views, and the weekly time-slot rules as
+//! pure functions over dates.
+
+use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use utoipa::ToSchema;
+
+use crate::api::body::nullable;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ReservationStatus {
+    Pending,
+    Confirmed,
+    CheckedIn,
+    Completed,
+    Cancelled,
+    NoShow,
+}
+
+impl ReservationStatus {
+    pub const ALL: [ReservationStatus; 6] = [
+        ReservationStatus::Pending,
+        ReservationStatus::Confirmed,
+        ReservationStatus::CheckedIn,
+        ReservationStatus::Completed,
+        ReservationStatus::Cancelled,
+        ReservationStatus::NoShow,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ReservationStatus::Pending => "pending",
+            ReservationStatus::Confirmed => "confirmed",
+            ReservationStatus::CheckedIn => "checked_in",
+            ReservationStatus::Completed => "completed",
+            ReservationStatus::Cancelled => "cancelled",
+            ReservationStatus::NoShow => "no_show",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        Self::ALL.into_iter().find(|s| s.as_str() == text)
+    }
+
+    /// `pending → confirmed → checked_in → completed`; pending or confirmed ones
+    /// may be cancelled or marked no-show.
+    pub fn can_become(self, next: ReservationStatus) -> bool {
+        use ReservationStatus::*;
+        matches!(
+            (self, next),
+            (Pending, Confirmed)
+                | (Confirmed, CheckedIn)
+                | (CheckedIn, Completed)
+                | (Pending | Confirmed, Cancelled)
+                | (Pending | Confirmed, NoShow)
+        )
+    }
+
+    /// Still expected, or at the tables: counts against a slot's covers.
+    pub fn holds_covers(self) -> bool {
+        matches!(
+            self,
+            ReservationStatus::Pending
+                | ReservationStatus::Confirmed
+                | ReservationStatus::CheckedIn
+        )
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Party {
+    Customer,
+    Staff,
+}
+
+impl Party {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Party::Customer => "customer",
+            Party::Staff => "staff",
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewReservation {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+    pub party_size: i64,
+    pub starts_at: String,
+    pub notes: Option<String>,
+    /// Tables to hold for the party (staff bookings only).
+    pub table_ids: Option<Vec<String>>,
+}
+
+/// A booking made by the guest on the public route.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CustomerBooking {
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+    pub party_size: i64,
+    pub starts_at: String,
+    pub notes: Option<String>,
+}
+
+impl From<CustomerBooking> for NewReservation {
+    fn from(b: CustomerBooking) -> Self {
+        NewReservation {
+            name: b.name,
+            phone: b.phone,
+            email: b.email,
+            party_size: b.party_size,
+            starts_at: b.starts_at,
+            notes: b.notes,
+            table_ids: None,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ReservationPatch {
+    pub name: Option<String>,
+    pub phone: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub email: Option<Option<String>>,
+    pub party_size: Option<i64>,
+    pub starts_at: Option<String>,
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub notes: Option<Option<String>>,
+    pub table_ids: Option<Vec<String>>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Cancellation {
+    pub by: Party,
+    pub reason: Option<String>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CheckInMode {
+    /// Join the waitlist with a ticket linked to the reservation.
+    Queue,
+    /// Seat at once: opens a session linked to the reservation.
+    Seat,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct CheckIn {
+    pub mode: CheckInMode,
+    /// For `seat`: where to sit; defaults to the tables held for the reservation.
+    pub table_ids: Option<Vec<String>>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Reservation {
+    pub id: String,
+    pub status: ReservationStatus,
+    pub name: String,
+    pub phone: String,
+    pub email: Option<String>,
+    pub party_size: i64,
+    pub starts_at: String,
+    /// When the table is expected back: start plus the day's default stay.
+    pub ends_at: String,
+    pub notes: Option<String>,
+    pub table_ids: Vec<String>,
+    pub source: Party,
+    pub cancelled_by: Option<Party>,
+    pub cancel_reason: Option<String>,
+    pub queue_ticket_id: Option<String>,
+    pub session_id: Option<String>,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+impl Reservation {
+    /// `data.reservation` of the `reservation.*` events; `cancelled_by` only once cancelled.
+    pub fn event_data(&self) -> Value {
+        let mut reservation = json!({
+            "id": self.id,
+            "status": self.status.as_str(),
+            "name": self.name,
+            "party_size": self.party_size,
+            "starts_at": self.starts_at,
+            "table_ids": self.table_ids,
+            "queue_ticket_id": self.queue_ticket_id,
+            "session_id": self.session_id,
+            "source": self.source.as_str(),
+        });
+        if let Some(by) = self.cancelled_by {
+            reservation["cancelled_by"] = json!(by.as_str());
+        }
+        json!({ "reservation": reservation })
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckInResult {
+    pub reservation: Reservation,
+    /// Set when seated.
+    pub session: Option<crate::api::sessions::Session>,
+    /// Set when queued; carries the guest's tracking token.
+    pub queue_ticket: Option<crate::api::queue::Ticket>,
+}
+
+/// What the guest gets back from a public booking: nothing beyond what they sent.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct BookingReceipt {
+    pub id: String,
+    pub status: ReservationStatus,
+    pub party_size: i64,
+    pub starts_at: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Weekday {
+    Monday,
+    Tuesday,
+    Wednesday,
+    Thursday,
+    Friday,
+    Saturday,
+    Sunday,
+}
+
+impl Weekday {
+    pub const ALL: [Weekday; 7] = [
+        Weekday::Monday,
+        Weekday::Tuesday,
+        Weekday::Wednesday,
+        Weekday::Thursday,
+        Weekday::Friday,
+        Weekday::Saturday,
+        Weekday::Sunday,
+    ];
+
+    /// 0 for Monday.
+    pub fn index(self) -> i64 {
+        Self::ALL.iter().position(|d| *d == self).unwrap_or(0) as i64
+    }
+
+    pub fn of(date: NaiveDate) -> Weekday {
+        Self::ALL[date.weekday().num_days_from_monday() as usize]
+    }
+}
+
+/// Opening hours in local time, `"HH:MM"`; slots start from `start` and before `end`.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Window {
+    pub start: String,
+    pub end: String,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct DayRules {
+    pub weekday: Weekday,
+    pub windows: Vec<Window>,
+    /// Minutes between slot starts.
+    pub slot_minutes: i64,
+    /// Guests that may be booked to start in one slot.
+    pub max_covers_per_slot: i64,
+    pub max_party_size: i64,
+    /// How long a table is expected to be taken by a booking.
+    pub stay_minutes: i64,
+}
+
+/// The weekly rules; a weekday not listed takes no bookings.
+#[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TimeSlotRules {
+    pub days: Vec<DayRules>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Slot {
+    pub starts_at: String,
+    /// Further guests this slot can take.
+    pub remaining_covers: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Availability {
+    pub date: String,
+    pub party_size: i64,
+    /// Bookable slots for the party, in order.
+    pub slots: Vec<Slot>,
+}
+
+pub fn parse_clock(text: &str) -> Option<NaiveTime> {
+    NaiveTime::parse_from_str(text, "%H:%M").ok()
+}
+
+/// Every slot start of `date` under `rules`, in UTC. Local times that do not exist
+/// (a daylight-saving jump) are skipped.
+pub fn slot_starts(rules: &DayRules, date: NaiveDate, zone: chrono_tz::Tz) -> Vec<DateTime<Utc>> {
+    let mut starts = Vec::new();
+    for window in &rules.windows {
+        let (Some(open), Some(close)) = (parse_clock(&window.start), parse_clock(&window.end))
+        else {
+            continue;
+        };
+        let mut at = date.and_time(open);
+        let close = date.and_time(close);
+        while at < close {
+            if let Some(local) = zone.from_local_datetime(&at).earliest() {
+                starts.push(local.with_timezone(&Utc));
+            }
+            at += Duration::minutes(rules.slot_minutes.max(1));
+        }
+    }
+    starts.sort();
+    starts.dedup();
+    starts
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slots_run_from_opening_to_before_closing() {
+        let rules = DayRules {
+            weekday: Weekday::Friday,
+            windows: vec![Window {
+                start: "18:00".into(),
+                end: "19:30".into(),
+            }],
+            slot_minutes: 30,
+            max_covers_per_slot: 10,
+            max_party_size: 6,
+            stay_minutes: 90,
+        };
+        let date = NaiveDate::from_ymd_opt(2030, 3, 1).unwrap();
+        let slots = slot_starts(&rules, date, chrono_tz::Europe::Paris);
+        let shown: Vec<String> = slots.iter().map(|s| crate::time::rfc3339(*s)).collect();
+        assert_eq!(
+            shown,
+            [
+                "2030-03-01T17:00:00.000Z",
+                "2030-03-01T17:30:00.000Z",
+                "2030-03-01T18:00:00.000Z"
+            ]
+        );
+        assert_eq!(Weekday::of(date), Weekday::Friday);
+    }
+
+    #[test]
+    fn reservations_move_only_along_their_lifecycle() {
+        use ReservationStatus::*;
+        assert!(Pending.can_become(Confirmed));
+        assert!(Confirmed.can_become(CheckedIn));
+        assert!(CheckedIn.can_become(Completed));
+        assert!(!Pending.can_become(CheckedIn));
+        assert!(!CheckedIn.can_become(Cancelled));
+        assert!(!NoShow.can_become(Confirmed));
+    }
+}

@@ -1,0 +1,55 @@
+//! Tenant settings: what the other groups read, and the API's view and patch.
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+pub struct TenantSettings {
+    pub currency: String,
+    pub timezone: chrono_tz::Tz,
+    pub business_day_start_hour: i64,
+    /// Minutes after its start a confirmed reservation waits before it is a no-show.
+    pub reservation_grace_minutes: i64,
+    /// New reservations are confirmed at once instead of waiting for staff.
+    pub auto_confirm_reservations: bool,
+    /// Minutes before a reservation its assigned tables show as reserved.
+    pub table_hold_minutes: i64,
+}
+
+impl TenantSettings {
+    /// Digits after the decimal point of the tenant's currency.
+    pub fn exponent(&self) -> u32 {
+        crate::money::exponent(&self.currency)
+    }
+
+    /// The business day `at` belongs to: the local date, counted from the hour the
+    /// day starts, so an order at 01:30 still belongs to last night's service.
+    pub fn business_date(&self, at: DateTime<Utc>) -> NaiveDate {
+        (at.with_timezone(&self.timezone) - Duration::hours(self.business_day_start_hour))
+            .date_naive()
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Settings {
+    pub business_name: String,
+    /// Fixed when the tenant is created: amounts are stored in its minor unit.
+    pub currency: String,
+    /// IANA time zone; defines local times and the business day.
+    pub timezone: String,
+    pub business_day_start_hour: i64,
+    pub reservation_grace_minutes: i64,
+    pub auto_confirm_reservations: bool,
+    pub table_hold_minutes: i64,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SettingsPatch {
+    pub business_name: Option<String>,
+    pub timezone: Option<String>,
+    pub business_day_start_hour: Option<i64>,
+    pub reservation_grace_minutes: Option<i64>,
+    pub auto_confirm_reservations: Option<bool>,
+    pub table_hold_minutes: Option<i64>,
+}

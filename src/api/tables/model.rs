@@ -1,0 +1,189 @@
+//! Floors, tables and the seatmap: types and request checks.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::api::validate::Checks;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Shape {
+    Round,
+    Square,
+    Rect,
+}
+
+impl Shape {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Shape::Round => "round",
+            Shape::Square => "square",
+            Shape::Rect => "rect",
+        }
+    }
+
+    pub fn parse(text: &str) -> Shape {
+        match text {
+            "round" => Shape::Round,
+            "rect" => Shape::Rect,
+            _ => Shape::Square,
+        }
+    }
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Floor {
+    pub id: String,
+    pub name: String,
+    pub position: i64,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewFloor {
+    pub name: String,
+    pub position: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FloorPatch {
+    pub name: Option<String>,
+    pub position: Option<i64>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Table {
+    pub id: String,
+    pub floor_id: String,
+    pub name: String,
+    pub seats: i64,
+    pub shape: Shape,
+    pub x: f64,
+    pub y: f64,
+    pub width: f64,
+    pub height: f64,
+    pub rotation: f64,
+    /// An inactive table is out of service: shown, but not seatable.
+    pub active: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewTable {
+    pub floor_id: String,
+    pub name: String,
+    pub seats: i64,
+    pub shape: Option<Shape>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    pub width: Option<f64>,
+    pub height: Option<f64>,
+    pub rotation: Option<f64>,
+    pub active: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TablePatch {
+    pub floor_id: Option<String>,
+    pub name: Option<String>,
+    pub seats: Option<i64>,
+    pub shape: Option<Shape>,
+    pub x: Option<f64>,
+    pub y: Option<f64>,
+    pub width: Option<f64>,
+    pub height: Option<f64>,
+    pub rotation: Option<f64>,
+    pub active: Option<bool>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct TablePlacement {
+    pub id: String,
+    pub x: f64,
+    pub y: f64,
+    pub width: Option<f64>,
+    pub height: Option<f64>,
+    pub rotation: Option<f64>,
+}
+
+/// Every table of a floor placed at once.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Layout {
+    pub tables: Vec<TablePlacement>,
+}
+
+pub const MAX_SEATS: i64 = 100;
+
+/// Checks a position or size: finite, and for sizes positive.
+pub fn check_geometry(checks: &mut Checks, field: &str, value: f64, size: bool) {
+    if !value.is_finite() || value.abs() > 100_000.0 {
+        checks.fail(field, "must be a number between -100000 and 100000");
+    } else if size && value <= 0.0 {
+        checks.fail(field, "must be greater than zero");
+    }
+}
+
+pub fn check_rotation(checks: &mut Checks, field: &str, value: f64) {
+    if !(0.0..360.0).contains(&value) {
+        checks.fail(field, "must be at least 0 and below 360 degrees");
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TableState {
+    Free,
+    Occupied,
+    /// A reservation assigned to the table starts within the hold window.
+    ReservedSoon,
+    OutOfService,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatedSession {
+    pub id: String,
+    pub party_size: i64,
+    pub seated_since: String,
+    pub open_order_count: i64,
+    /// Total of the session's open orders.
+    pub open_order_amount: f64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct UpcomingReservation {
+    pub id: String,
+    pub name: String,
+    pub party_size: i64,
+    pub starts_at: String,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatmapTable {
+    #[serde(flatten)]
+    pub table: Table,
+    pub state: TableState,
+    pub session: Option<SeatedSession>,
+    /// The next reservation assigned to the table within the hold window.
+    pub reservation: Option<UpcomingReservation>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct SeatmapFloor {
+    pub id: String,
+    pub name: String,
+    pub tables: Vec<SeatmapTable>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Seatmap {
+    pub floors: Vec<SeatmapFloor>,
+    pub generated_at: String,
+}

@@ -1,0 +1,102 @@
+//! The scheduler: time-based transitions that nobody requests, today the automatic
+//! no-show of confirmed reservations whose party did not arrive within the grace
+//! window.
+//!
+//! It acts only on what is due in each tenant's database, so nothing is lost across
+//! a restart. To stay cheap on a box with many tenants it ticks once a minute and
+//! remembers, per tenant, the next moment anything can fall due; a tenant is opened
+//! only when that moment has passed or when its reservations or settings changed.
+
+use std::collections::HashMap;
+use std::sync::mpsc::{self, RecvTimeoutError, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use uuid::Uuid;
+
+use crate::api::reservations;
+use crate::App;
+
+const TICK: Duration = Duration::from_secs(60);
+
+/// What is known of each tenant: `Some(None)` means nothing can fall due until
+/// something changes; no entry means the tenant must be looked at.
+#[derive(Default)]
+pub struct Scheduler {
+    next_due: Mutex<HashMap<Uuid, Option<DateTime<Utc>>>>,
+}
+
+impl Scheduler {
+    /// Makes the next tick look at the tenant again, after a change that may move
+    /// its deadlines.
+    pub fn forget(&self, tenant_id: Uuid) {
+        if let Ok(mut next_due) = self.next_due.lock() {
+            next_due.remove(&tenant_id);
+        }
+    }
+}
+
+/// Applies every transition due at `now`; returns how many reservations became
+/// no-shows. The thread calls it with the wall clock, tests with their own.
+pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
+    let mut marked = 0;
+    for tenant in app.db.tenants() {
+        // Held across the tenant's work so a concurrent `forget` is not overwritten.
+        let Ok(mut next_due) = app.scheduler.next_due.lock() else {
+            return marked;
+        };
+        match next_due.get(&tenant.id) {
+            Some(None) => continue,
+            Some(Some(at)) if *at > now => continue,
+            _ => {}
+        }
+        let result = app
+            .db
+            .tenant(tenant.id)
+            .and_then(|db| db.write(|tx| reservations::mark_no_shows(tx, tenant.id, now)));
+        match result {
+            Ok((count, next)) => {
+                marked += count;
+                next_due.insert(tenant.id, next);
+            }
+            Err(err) => log::error!("scheduler: tenant {}: {err}", tenant.id),
+        }
+    }
+    marked
+}
+
+/// The scheduler thread's off switch: dropping its channel ends the thread.
+#[derive(Default)]
+pub struct Thread(Mutex<Option<Sender<()>>>);
+
+impl Thread {
+    /// Starts the thread: a first pass at once (catching up after downtime), then
+    /// one a minute until stopped.
+    pub fn start(&self, app: Arc<App>) {
+        let (sender, receiver) = mpsc::channel::<()>();
+        let spawned = std::thread::Builder::new()
+            .name("scheduler".into())
+            .spawn(move || loop {
+                run_due(&app, Utc::now());
+                match receiver.recv_timeout(TICK) {
+                    Err(RecvTimeoutError::Timeout) => continue,
+                    _ => break,
+                }
+            });
+        match spawned {
+            Ok(_) => {
+                if let Ok(mut slot) = self.0.lock() {
+                    *slot = Some(sender);
+                }
+            }
+            Err(err) => log::error!("cannot start the scheduler thread: {err}"),
+        }
+    }
+
+    pub fn stop(&self) {
+        if let Ok(mut slot) = self.0.lock() {
+            slot.take();
+        }
+    }
+}

@@ -262,3 +262,36 @@ fn seatmap_shows_free_occupied_reserved_soon_and_out_of_service_tables() {
         ["free", "free", "free", "out_of_service"]
     );
 }
+
+#[test]
+fn every_dining_room_route_is_in_the_openapi_document() {
+    let app = TestApp::spawn();
+    let document = crate::helpers::Client::anonymous(&app.base)
+        .get("/openapi.json")
+        .expect(200);
+    let dining = [
+        "/floors",
+        "/tables",
+        "/pos",
+        "/queue",
+        "/sessions",
+        "/reservations",
+        "/public",
+        "/settings",
+    ];
+    let mut checked = 0;
+    for route in brigade::api::routes() {
+        let path = route.uri.path().to_string();
+        if !dining.iter().any(|prefix| path.starts_with(prefix)) {
+            continue;
+        }
+        let documented = format!("/api/v1{}", path.replace('<', "{").replace('>', "}"));
+        let method = route.method.as_str().to_lowercase();
+        assert!(
+            document["paths"][&documented][&method].is_object(),
+            "{method} {documented} is missing from the OpenAPI document"
+        );
+        checked += 1;
+    }
+    assert_eq!(checked, 42);
+}

@@ -346,6 +346,12 @@ fn bad_bookings_are_refused_and_change_nothing() {
         .get("/reservations/availability?date=soon&party_size=2")
         .expect_problem(422, "validation_failed");
     app.owner
+        .get(&format!("/reservations/availability?date={date}"))
+        .expect_problem(422, "validation_failed");
+    app.owner
+        .get("/reservations/availability")
+        .expect_problem(422, "validation_failed");
+    app.owner
         .put("/reservations/time-slots", json!({"days": [{"weekday": "monday", "windows": [{"start": "22:00", "end": "18:00"}],
             "slot_minutes": 30, "max_covers_per_slot": 10, "max_party_size": 6, "stay_minutes": 90}]}))
         .expect_problem(422, "validation_failed");
@@ -540,6 +546,63 @@ fn the_no_show_scheduler_acts_on_what_is_due_after_a_restart() {
         app.owner.get(&format!("/reservations/{id}")).expect(200)["status"],
         "no_show"
     );
+    assert_eq!(
+        event_names(&app.outbox(&app.tenant_id), &["reservation.no_show"]).len(),
+        1
+    );
+}
+
+#[test]
+fn the_scheduler_thread_stops_with_the_server() {
+    let mut app = TestApp::spawn();
+    let first = std::sync::Arc::downgrade(app.app());
+    app.restart();
+    // The stopped server and its scheduler thread let go of the first app.
+    let mut waited = 0;
+    while first.upgrade().is_some() && waited < 100 {
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        waited += 1;
+    }
+    assert!(
+        first.upgrade().is_none(),
+        "the scheduler thread still holds the stopped app"
+    );
+}
+
+#[test]
+fn the_scheduler_thread_catches_up_on_overdue_reservations_when_the_server_starts() {
+    let mut app = TestApp::spawn();
+    // A confirmed reservation that started an hour ago, as if the server had been
+    // down through its grace window (the API refuses to book in the past).
+    let id = uuid::Uuid::now_v7().to_string();
+    let started =
+        (Utc::now() - Duration::hours(1)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let path = app
+        .dir
+        .path()
+        .join("tenants")
+        .join(format!("{}.db", app.tenant_id));
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute(
+            "INSERT INTO reservations (id, status, name, phone, party_size, starts_at, ends_at, source, created_at, updated_at) \
+             VALUES (?1, 'confirmed', 'Late', '1', 2, ?2, ?2, 'staff', ?2, ?2)",
+            [&id, &started],
+        )
+        .unwrap();
+    app.restart();
+    let mut status = String::new();
+    for _ in 0..100 {
+        status = app.owner.get(&format!("/reservations/{id}")).expect(200)["status"]
+            .as_str()
+            .unwrap()
+            .to_string();
+        if status == "no_show" {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    assert_eq!(status, "no_show");
     assert_eq!(
         event_names(&app.outbox(&app.tenant_id), &["reservation.no_show"]).len(),
         1

@@ -85,12 +85,11 @@ async fn public_availability(
     app: &State<Arc<App>>,
     address: Option<IpAddr>,
     tenant_slug: &str,
-    date: &str,
-    party_size: &str,
+    date: Option<&str>,
+    party_size: Option<&str>,
 ) -> Result<Reply, ApiError> {
     let db = tenant(app, address, tenant_slug)?;
-    let date = reservations::parse_date("date", date)?;
-    let party_size = reservations::parse_count("party_size", party_size)?;
+    let (date, party_size) = reservations::availability_query(date, party_size)?;
     run_blocking(move || {
         db.read(|conn| {
             let settings = settings::load(conn)?;

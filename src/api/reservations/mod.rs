@@ -70,10 +70,18 @@ pub fn parse_date(field: &str, text: &str) -> Result<NaiveDate, ApiError> {
         .map_err(|_| ApiError::invalid_field(field, "must be a date YYYY-MM-DD"))
 }
 
-/// A whole-number query parameter.
-pub fn parse_count(field: &str, text: &str) -> Result<i64, ApiError> {
-    text.parse()
-        .map_err(|_| ApiError::invalid_field(field, "must be a whole number"))
+/// The `date` and `party_size` of an availability query, both required.
+pub fn availability_query(
+    date: Option<&str>,
+    party_size: Option<&str>,
+) -> Result<(NaiveDate, i64), ApiError> {
+    let date = date.ok_or_else(|| ApiError::invalid_field("date", "is required"))?;
+    let party_size =
+        party_size.ok_or_else(|| ApiError::invalid_field("party_size", "is required"))?;
+    let party_size = party_size
+        .parse()
+        .map_err(|_| ApiError::invalid_field("party_size", "must be a whole number"))?;
+    Ok((parse_date("date", date)?, party_size))
 }
 
 /// The weekly booking rules.
@@ -106,10 +114,13 @@ async fn put_time_slots(caller: Caller, body: JsonBody<TimeSlotRules>) -> Result
 /// Bookable slots of a local day for a party, after the covers already booked.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Availability), (status = 422, body = Problem)))]
 #[get("/reservations/availability?<date>&<party_size>")]
-async fn get_availability(caller: Caller, date: &str, party_size: &str) -> Result<Reply, ApiError> {
+async fn get_availability(
+    caller: Caller,
+    date: Option<&str>,
+    party_size: Option<&str>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    let date = parse_date("date", date)?;
-    let party_size = parse_count("party_size", party_size)?;
+    let (date, party_size) = availability_query(date, party_size)?;
     run_blocking(move || {
         caller.tenant.read(|conn| {
             let settings = settings::load(conn)?;

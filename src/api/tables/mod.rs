@@ -5,7 +5,7 @@ mod model;
 mod queries;
 
 pub use model::{Seatmap, SeatmapTable, Table, TableState};
-pub use queries::{get_table, seatable_tables, seatmap};
+pub use queries::{seatable_tables, seatmap};
 
 use rocket::{delete, get, patch, post, put, routes, Route};
 use utoipa::OpenApi;
@@ -30,7 +30,7 @@ pub fn routes() -> Vec<Route> {
         save_layout,
         list_tables,
         create_table,
-        get_table_route,
+        get_table,
         update_table,
         delete_table,
         get_seatmap
@@ -47,7 +47,7 @@ pub fn routes() -> Vec<Route> {
     save_layout,
     list_tables,
     create_table,
-    get_table_route,
+    get_table,
     update_table,
     delete_table,
     get_seatmap
@@ -184,7 +184,7 @@ async fn create_table(caller: Caller, body: JsonBody<NewTable>) -> Result<Reply,
 /// Get a table.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Table), (status = 404, body = Problem)))]
 #[get("/tables/<id>")]
-async fn get_table_route(caller: Caller, id: &str) -> Result<Reply, ApiError> {
+async fn get_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "table")?;
     run_blocking(move || {

@@ -134,6 +134,8 @@ fn a_session_moves_to_other_free_tables() {
             json!({"table_ids": [tables[2]]}),
         )
         .expect_problem(409, "table_occupied");
+    let item = app.menu_item(6.0, 0.0);
+    let order = dine_in(&app, &session, &item);
     let moved = app
         .owner
         .post(
@@ -142,6 +144,15 @@ fn a_session_moves_to_other_free_tables() {
         )
         .expect(200);
     assert_eq!(moved["tables"], json!([{"id": tables[1], "name": "T2"}]));
+    // Its open order follows it, and says so.
+    let order = app
+        .owner
+        .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["table_name"], "T2");
+    let last = app.outbox(&app.tenant_id).pop().unwrap();
+    assert_eq!(last["event"], "order.updated");
+    assert_eq!(last["data"]["order"]["table_name"], "T2");
     // The old table is free again.
     app.owner
         .post(

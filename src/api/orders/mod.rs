@@ -50,6 +50,22 @@ pub fn routes() -> Vec<Route> {
 ))]
 pub struct Docs;
 
+/// Dining room: a seating session that moves takes its open orders to its new
+/// table; each records `order.updated`.
+pub fn move_to_table(
+    tx: &rusqlite::Transaction,
+    tenant_id: uuid::Uuid,
+    order_id: &str,
+    table_id: &str,
+) -> Result<(), ApiError> {
+    let patch = OrderPatch {
+        notes: None,
+        table_id: Some(Some(table_id.to_string())),
+        customer: None,
+    };
+    queries::update_order(tx, tenant_id, order_id, &patch).map(|_| ())
+}
+
 /// Runs an order change and answers with the order as it now is.
 async fn write_order(
     caller: Caller,

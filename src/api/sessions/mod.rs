@@ -111,9 +111,14 @@ async fn move_session(caller: Caller, id: &str, body: JsonBody<Move>) -> Result<
     caller.require(Permission::SessionsWrite)?;
     let id = path_id(id, "session")?;
     run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::move_session(tx, &id, &body.table_ids)?))
+        caller.tenant.write(|tx| {
+            Reply::ok(queries::move_session(
+                tx,
+                caller.tenant_id(),
+                &id,
+                &body.table_ids,
+            )?)
+        })
     })
     .await
 }

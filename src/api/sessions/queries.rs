@@ -6,7 +6,7 @@ use uuid::Uuid;
 
 use super::model::*;
 use crate::api::validate::{path_id, Checks};
-use crate::api::{queue, reservations, settings, tables};
+use crate::api::{orders, queue, reservations, settings, tables};
 use crate::error::ApiError;
 use crate::events::outbox;
 use crate::money::to_json;
@@ -252,8 +252,14 @@ fn require_open(row: &SessionRow, wanted: &str) -> Result<(), ApiError> {
     }
 }
 
-/// Moves the party to other tables (which may include some of its own).
-pub fn move_session(tx: &Transaction, id: &str, table_ids: &[String]) -> Result<Session, ApiError> {
+/// Moves the party to other tables (which may include some of its own); its open
+/// orders move to the new first table, each recording `order.updated`.
+pub fn move_session(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    id: &str,
+    table_ids: &[String],
+) -> Result<Session, ApiError> {
     let row = find_session(tx, id)?;
     require_open(&row, "moved")?;
     let tables = tables::seatable_tables(tx, table_ids, "table_ids")?;
@@ -264,6 +270,16 @@ pub fn move_session(tx: &Transaction, id: &str, table_ids: &[String]) -> Result<
         params![id, now],
     )?;
     seat_at(tx, id, &tables, &now)?;
+    let open_orders: Vec<String> = {
+        let mut stmt = tx.prepare_cached(
+            "SELECT id FROM orders WHERE session_id = ?1 AND status NOT IN ('completed', 'cancelled') ORDER BY id",
+        )?;
+        let rows = stmt.query_map([id], |r| r.get(0))?;
+        rows.collect::<Result<_, _>>()?
+    };
+    for order_id in &open_orders {
+        orders::move_to_table(tx, tenant_id, order_id, &tables[0].id)?;
+    }
     get_session(tx, id)
 }
 

@@ -20,39 +20,146 @@ pub struct DemoLogin {
     pub password: String,
 }
 
-/// (category, [(name, description, price in cents, station, [(modifier, cents)])])
-type MenuSeed = [(&'static str, &'static [(&'static str, &'static str, i64, &'static str, &'static [(&'static str, i64)])])];
+/// (name, description, price in cents, kitchen station, [(modifier, cents)])
+type SeedItem = (&'static str, &'static str, i64, &'static str, &'static [(&'static str, i64)]);
+/// (table, seats, shape)
+type SeedTable = (&'static str, i64, &'static str);
 
-const MENU: &MenuSeed = &[
-    ("Starters", &[
-        ("Tomato soup", "Roasted tomatoes, basil oil", 650, "kitchen", &[("Extra bread", 150)]),
-        ("Caesar salad", "Romaine, parmesan, croutons", 950, "kitchen", &[("Add chicken", 400), ("No anchovies", 0)]),
-        ("Garlic bread", "Sourdough, garlic butter", 550, "kitchen", &[("With cheese", 150)]),
-        ("Calamari", "Fried squid, lemon aioli", 1150, "fryer", &[]),
-    ]),
-    ("Mains", &[
-        ("Bistro burger", "Beef patty, cheddar, brioche bun, fries", 1650, "grill", &[("Bacon", 250), ("Extra patty", 500), ("Gluten-free bun", 200)]),
-        ("Steak frites", "Sirloin, peppercorn sauce, fries", 2600, "grill", &[("Rare", 0), ("Medium", 0), ("Well done", 0)]),
-        ("Margherita pizza", "Tomato, mozzarella, basil", 1400, "pizza", &[("Extra cheese", 200), ("Vegan cheese", 150)]),
-        ("Mushroom risotto", "Arborio, porcini, parmesan", 1700, "kitchen", &[("Truffle oil", 350)]),
-        ("Fish and chips", "Beer-battered cod, peas, tartare", 1800, "fryer", &[("Mushy peas", 0)]),
-    ]),
-    ("Desserts", &[
-        ("Chocolate fondant", "Warm, vanilla ice cream", 850, "pastry", &[]),
-        ("Lemon tart", "Shortcrust, crème fraîche", 750, "pastry", &[]),
-    ]),
-    ("Drinks", &[
-        ("Espresso", "Double shot", 300, "bar", &[("Oat milk", 50), ("Decaf", 0)]),
-        ("Fresh lemonade", "House-made", 450, "bar", &[("Sugar-free", 0)]),
-        ("House red wine", "Glass, 175 ml", 800, "bar", &[]),
-        ("Craft lager", "Pint", 650, "bar", &[]),
-    ]),
+const MENU: &[(&str, &[SeedItem])] = &[
+    (
+        "Starters",
+        &[
+            (
+                "Tomato soup",
+                "Roasted tomatoes, basil oil",
+                650,
+                "kitchen",
+                &[("Extra bread", 150)],
+            ),
+            (
+                "Caesar salad",
+                "Romaine, parmesan, croutons",
+                950,
+                "kitchen",
+                &[("Add chicken", 400), ("No anchovies", 0)],
+            ),
+            (
+                "Garlic bread",
+                "Sourdough, garlic butter",
+                550,
+                "kitchen",
+                &[("With cheese", 150)],
+            ),
+            ("Calamari", "Fried squid, lemon aioli", 1150, "fryer", &[]),
+        ],
+    ),
+    (
+        "Mains",
+        &[
+            (
+                "Bistro burger",
+                "Beef patty, cheddar, brioche bun, fries",
+                1650,
+                "grill",
+                &[
+                    ("Bacon", 250),
+                    ("Extra patty", 500),
+                    ("Gluten-free bun", 200),
+                ],
+            ),
+            (
+                "Steak frites",
+                "Sirloin, peppercorn sauce, fries",
+                2600,
+                "grill",
+                &[("Rare", 0), ("Medium", 0), ("Well done", 0)],
+            ),
+            (
+                "Margherita pizza",
+                "Tomato, mozzarella, basil",
+                1400,
+                "pizza",
+                &[("Extra cheese", 200), ("Vegan cheese", 150)],
+            ),
+            (
+                "Mushroom risotto",
+                "Arborio, porcini, parmesan",
+                1700,
+                "kitchen",
+                &[("Truffle oil", 350)],
+            ),
+            (
+                "Fish and chips",
+                "Beer-battered cod, peas, tartare",
+                1800,
+                "fryer",
+                &[("Mushy peas", 0)],
+            ),
+        ],
+    ),
+    (
+        "Desserts",
+        &[
+            (
+                "Chocolate fondant",
+                "Warm, vanilla ice cream",
+                850,
+                "pastry",
+                &[],
+            ),
+            (
+                "Lemon tart",
+                "Shortcrust, crème fraîche",
+                750,
+                "pastry",
+                &[],
+            ),
+        ],
+    ),
+    (
+        "Drinks",
+        &[
+            (
+                "Espresso",
+                "Double shot",
+                300,
+                "bar",
+                &[("Oat milk", 50), ("Decaf", 0)],
+            ),
+            (
+                "Fresh lemonade",
+                "House-made",
+                450,
+                "bar",
+                &[("Sugar-free", 0)],
+            ),
+            ("House red wine", "Glass, 175 ml", 800, "bar", &[]),
+            ("Craft lager", "Pint", 650, "bar", &[]),
+        ],
+    ),
 ];
 
-/// (floor, [(table, seats, shape)])
-const FLOORS: &[(&str, &[(&str, i64, &str)])] = &[
-    ("Main room", &[("T1", 2, "square"), ("T2", 2, "square"), ("T3", 4, "square"), ("T4", 4, "square"), ("T5", 6, "rect"), ("T6", 8, "round")]),
-    ("Patio", &[("P1", 2, "round"), ("P2", 4, "round"), ("P3", 4, "round"), ("P4", 6, "rect")]),
+const FLOORS: &[(&str, &[SeedTable])] = &[
+    (
+        "Main room",
+        &[
+            ("T1", 2, "square"),
+            ("T2", 2, "square"),
+            ("T3", 4, "square"),
+            ("T4", 4, "square"),
+            ("T5", 6, "rect"),
+            ("T6", 8, "round"),
+        ],
+    ),
+    (
+        "Patio",
+        &[
+            ("P1", 2, "round"),
+            ("P2", 4, "round"),
+            ("P3", 4, "round"),
+            ("P4", 6, "rect"),
+        ],
+    ),
 ];
 
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
@@ -110,7 +217,14 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
         Ok(())
     })?;
     let password = random_token(16);
-    users::create_user(&app.db, &db, OWNER_EMAIL, "Demo Owner", Role::Owner, &password)?;
+    users::create_user(
+        &app.db,
+        &db,
+        OWNER_EMAIL,
+        "Demo Owner",
+        Role::Owner,
+        &password,
+    )?;
     Ok(DemoLogin {
         tenant: db.info.clone(),
         email: OWNER_EMAIL.to_string(),

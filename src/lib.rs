@@ -56,7 +56,11 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         address: config.address,
         port: config.port,
         limits: Limits::default().limit("json", config.json_limit.bytes()),
-        log_level: if config.log { LogLevel::Critical } else { LogLevel::Off },
+        log_level: if config.log {
+            LogLevel::Critical
+        } else {
+            LogLevel::Off
+        },
         cli_colors: false,
         // A LAN server with no proxy in front: never trust a client-set address header.
         ip_header: None,

@@ -36,9 +36,17 @@ pub fn to_minor(value: f64, exponent: u32) -> Result<i64, String> {
     if fraction.len() > exponent as usize {
         return Err(format!("must have at most {exponent} decimal places"));
     }
-    let whole: i64 = whole.parse().map_err(|_| "is not a valid amount".to_string())?;
+    let whole: i64 = whole
+        .parse()
+        .map_err(|_| "is not a valid amount".to_string())?;
     let padded = format!("{fraction:0<width$}", width = exponent as usize);
-    let fraction: i64 = if padded.is_empty() { 0 } else { padded.parse().map_err(|_| "is not a valid amount".to_string())? };
+    let fraction: i64 = if padded.is_empty() {
+        0
+    } else {
+        padded
+            .parse()
+            .map_err(|_| "is not a valid amount".to_string())?
+    };
     Ok(whole * scale(exponent) + fraction)
 }
 
@@ -55,7 +63,11 @@ pub fn percentage(amount: i64, rate: i64) -> i64 {
     let divisor = 100_000_i128;
     let quotient = product / divisor;
     let remainder = product % divisor;
-    let rounded = if remainder.abs() * 2 >= divisor { quotient + product.signum() } else { quotient };
+    let rounded = if remainder.abs() * 2 >= divisor {
+        quotient + product.signum()
+    } else {
+        quotient
+    };
     rounded as i64
 }
 

@@ -24,32 +24,24 @@ impl<T> std::ops::Deref for JsonBody<T> {
 
 fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
-        return Err(ApiError::bad_request("malformed_json", "the request body is empty; send a JSON object"));
+        return Err(ApiError::bad_request(
+            "malformed_json",
+            "the request body is empty; send a JSON object",
+        ));
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        match inner.classify() {
-            serde_json::error::Category::Data => {
-                let field = if path == "." { "body".to_string() } else { path };
-                ApiError::validation(vec![FieldError::new(field, strip_position(&inner.to_string()))])
-            }
-            _ => ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {inner}")),
-        }
+    // Syntax first, so broken JSON is always a 400 whatever its content.
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
+        ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
     })?;
-    deserializer
-        .end()
-        .map_err(|e| ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}")))?;
-    Ok(value)
-}
-
-/// serde_json appends " at line 1 column 12" to data errors; the field path says more.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
-    }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let field = if path == "." {
+            "body".to_string()
+        } else {
+            path
+        };
+        ApiError::validation(vec![FieldError::new(field, err.into_inner().to_string())])
+    })
 }
 
 #[rocket::async_trait]
@@ -70,11 +62,12 @@ impl<'r, T: DeserializeOwned> FromData<'r> for JsonBody<T> {
                 ));
             }
             let limit = req.limits().get("json").unwrap_or(256.kibibytes());
-            let bytes = data
-                .open(limit)
-                .into_bytes()
-                .await
-                .map_err(|e| ApiError::bad_request("unreadable_body", format!("the body could not be read: {e}")))?;
+            let bytes = data.open(limit).into_bytes().await.map_err(|e| {
+                ApiError::bad_request(
+                    "unreadable_body",
+                    format!("the body could not be read: {e}"),
+                )
+            })?;
             if !bytes.is_complete() {
                 return Err(ApiError::new(
                     Status::PayloadTooLarge,

@@ -29,10 +29,12 @@ impl<'r> FromRequest<'r> for IdempotencyKey {
         let route = format!("{} {}", req.method(), req.uri().path());
         match req.headers().get_one("Idempotency-Key") {
             None => Outcome::Success(IdempotencyKey { key: None, route }),
-            Some(key) if !key.is_empty() && key.len() <= MAX_KEY_LENGTH => Outcome::Success(IdempotencyKey {
-                key: Some(key.to_string()),
-                route,
-            }),
+            Some(key) if !key.is_empty() && key.len() <= MAX_KEY_LENGTH => {
+                Outcome::Success(IdempotencyKey {
+                    key: Some(key.to_string()),
+                    route,
+                })
+            }
             Some(_) => {
                 let err = ApiError::bad_request(
                     "invalid_idempotency_key",
@@ -60,7 +62,10 @@ impl IdempotencyKey {
         };
         let fingerprint = hex::encode(Sha256::digest(body));
         let cutoff = crate::time::rfc3339(Utc::now() - Duration::hours(KEEP_FOR_HOURS));
-        tx.execute("DELETE FROM idempotency_keys WHERE created_at < ?1", [&cutoff])?;
+        tx.execute(
+            "DELETE FROM idempotency_keys WHERE created_at < ?1",
+            [&cutoff],
+        )?;
         let stored: Option<(String, String, u16, String)> = tx
             .query_row(
                 "SELECT route, request_hash, status, response FROM idempotency_keys \

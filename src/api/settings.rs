@@ -20,7 +20,8 @@ impl TenantSettings {
     /// The business day `at` belongs to: the local date, counted from the hour the
     /// day starts, so an order at 01:30 still belongs to last night's service.
     pub fn business_date(&self, at: DateTime<Utc>) -> NaiveDate {
-        (at.with_timezone(&self.timezone) - Duration::hours(self.business_day_start_hour)).date_naive()
+        (at.with_timezone(&self.timezone) - Duration::hours(self.business_day_start_hour))
+            .date_naive()
     }
 }
 

@@ -31,7 +31,12 @@ impl Checks {
     }
 
     /// Optional text: empty becomes `None`.
-    pub fn optional_text(&mut self, field: &str, value: Option<&str>, max: usize) -> Option<String> {
+    pub fn optional_text(
+        &mut self,
+        field: &str,
+        value: Option<&str>,
+        max: usize,
+    ) -> Option<String> {
         let value = value.map(str::trim).filter(|v| !v.is_empty())?;
         if value.chars().count() > max {
             self.fail(field, format!("must be at most {max} characters"));
@@ -47,9 +52,17 @@ impl Checks {
         })
     }
 
-    pub fn integer_in(&mut self, field: &str, value: i64, range: std::ops::RangeInclusive<i64>) -> i64 {
+    pub fn integer_in(
+        &mut self,
+        field: &str,
+        value: i64,
+        range: std::ops::RangeInclusive<i64>,
+    ) -> i64 {
         if !range.contains(&value) {
-            self.fail(field, format!("must be between {} and {}", range.start(), range.end()));
+            self.fail(
+                field,
+                format!("must be between {} and {}", range.start(), range.end()),
+            );
         }
         value
     }

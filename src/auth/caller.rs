@@ -32,7 +32,11 @@ impl Caller {
         } else {
             Err(ApiError::forbidden(
                 "permission_denied",
-                format!("role {} may not {}", self.role.as_str(), permission.as_str()),
+                format!(
+                    "role {} may not {}",
+                    self.role.as_str(),
+                    permission.as_str()
+                ),
             ))
         }
     }
@@ -79,7 +83,10 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
         .ok_or_else(|| ApiError::unauthorized("send Authorization: Bearer <token or API key>"))?
         .to_string();
     let tenant_id = tenant_header(req)?.ok_or_else(|| {
-        ApiError::bad_request("tenant_header_required", "send the X-Tenant-ID header with the tenant UUID")
+        ApiError::bad_request(
+            "tenant_header_required",
+            "send the X-Tenant-ID header with the tenant UUID",
+        )
     })?;
     run_blocking(move || {
         let (token_tenant, principal, role) = if token.starts_with(keys::PREFIX) {
@@ -87,10 +94,9 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
                 .ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
             (key.tenant_id, Principal::ApiKey { id: key.id }, key.role)
         } else {
-            let claims = app
-                .tokens
-                .verify(&token)
-                .ok_or_else(|| ApiError::unauthorized("the token is invalid or expired; log in again"))?;
+            let claims = app.tokens.verify(&token).ok_or_else(|| {
+                ApiError::unauthorized("the token is invalid or expired; log in again")
+            })?;
             let tenant: Uuid = claims
                 .tid
                 .parse()
@@ -115,9 +121,7 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
                     })
                     .optional()?;
                 match row {
-                    Some((role, true)) => role
-                        .parse()
-                        .map_err(|e: String| ApiError::internal(e)),
+                    Some((role, true)) => role.parse().map_err(|e: String| ApiError::internal(e)),
                     _ => Err(ApiError::unauthorized("the account is no longer active")),
                 }
             })?,

@@ -51,7 +51,13 @@ pub fn find(registry: &Connection, key: &str) -> rusqlite::Result<Option<KeyReco
         .query_row(
             "SELECT id, tenant_id, role FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL",
             [digest(key)],
-            |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),
+            |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, String>(2)?,
+                ))
+            },
         )
         .optional()
         .map(|found| {

@@ -2,7 +2,9 @@
 
 use std::str::FromStr;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
+)]
 #[serde(rename_all = "lowercase")]
 pub enum Role {
     Owner,
@@ -41,7 +43,9 @@ impl FromStr for Role {
         Role::ALL
             .into_iter()
             .find(|r| r.as_str() == s)
-            .ok_or_else(|| format!("unknown role {s:?}; one of owner, manager, cashier, server, host, kitchen"))
+            .ok_or_else(|| {
+                format!("unknown role {s:?}; one of owner, manager, cashier, server, host, kitchen")
+            })
     }
 }
 

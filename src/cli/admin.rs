@@ -82,7 +82,9 @@ fn find_tenant(dbs: &Databases, tenant: &str) -> Result<TenantInfo, String> {
 
 pub fn valid_slug(slug: &str) -> bool {
     (2..=40).contains(&slug.len())
-        && slug.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+        && slug
+            .chars()
+            .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
         && !slug.starts_with('-')
         && !slug.ends_with('-')
 }
@@ -109,7 +111,9 @@ pub fn tenant(data_dir: &Path, command: TenantCommand) -> Result<(), String> {
                 return Err("the currency must be an ISO 4217 code such as USD".into());
             }
             if timezone.parse::<chrono_tz::Tz>().is_err() {
-                return Err(format!("unknown time zone {timezone:?}; use an IANA name such as Europe/Paris"));
+                return Err(format!(
+                    "unknown time zone {timezone:?}; use an IANA name such as Europe/Paris"
+                ));
             }
             let db = dbs
                 .create_tenant(name.trim(), &slug, &currency, &timezone)
@@ -140,7 +144,8 @@ pub fn user(data_dir: &Path, command: UserCommand) -> Result<(), String> {
         Some(p) => p,
         None => {
             let first = rpassword::prompt_password("Password: ").map_err(|e| e.to_string())?;
-            let again = rpassword::prompt_password("Repeat password: ").map_err(|e| e.to_string())?;
+            let again =
+                rpassword::prompt_password("Repeat password: ").map_err(|e| e.to_string())?;
             if first != again {
                 return Err("the passwords differ".into());
             }
@@ -151,7 +156,8 @@ pub fn user(data_dir: &Path, command: UserCommand) -> Result<(), String> {
         return Err("the name must not be empty".into());
     }
     let db = dbs.tenant(info.id).map_err(|e| e.detail)?;
-    let user = users::create_user(&dbs, &db, &email, &name, role, &password).map_err(|e| e.detail)?;
+    let user =
+        users::create_user(&dbs, &db, &email, &name, role, &password).map_err(|e| e.detail)?;
     println!("{}", user.id);
     Ok(())
 }
@@ -164,7 +170,8 @@ pub fn api_key(data_dir: &Path, command: ApiKeyCommand) -> Result<(), String> {
         return Err("the name must not be empty".into());
     }
     let registry = dbs.registry().map_err(|e| e.detail)?;
-    let (_, key) = keys::create(&registry, info.id, name.trim(), role).map_err(|e| e.to_string())?;
+    let (_, key) =
+        keys::create(&registry, info.id, name.trim(), role).map_err(|e| e.to_string())?;
     println!("{key}");
     eprintln!("Store this key now: it is not shown again.");
     Ok(())

@@ -9,11 +9,19 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "brigade", version, about = "On-premise restaurant operations server")]
-#[command(args_conflicts_with_subcommands = true)]
+#[command(
+    name = "brigade",
+    version,
+    about = "On-premise restaurant operations server"
+)]
 struct Cli {
     /// Where registry.db and the tenant files live.
-    #[arg(long, env = "BRIGADE_DATA_DIR", default_value = "brigade-data", global = true)]
+    #[arg(
+        long,
+        env = "BRIGADE_DATA_DIR",
+        default_value = "brigade-data",
+        global = true
+    )]
     data_dir: PathBuf,
     #[command(subcommand)]
     command: Option<Command>,

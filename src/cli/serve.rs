@@ -36,13 +36,24 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     } else {
         None
     };
-    let host = if args.address.is_unspecified() { "localhost".to_string() } else { args.address.to_string() };
+    let host = if args.address.is_unspecified() {
+        "localhost".to_string()
+    } else {
+        args.address.to_string()
+    };
     let base = format!("http://{host}:{}", args.port);
-    println!("Brigade {} serving data dir {}", env!("CARGO_PKG_VERSION"), data_dir.display());
+    println!(
+        "Brigade {} serving data dir {}",
+        env!("CARGO_PKG_VERSION"),
+        data_dir.display()
+    );
     println!("API base URL: {base}/api/v1   (OpenAPI: {base}/api/v1/openapi.json)");
     if let Some(demo) = demo {
         println!();
-        println!("Created the demo tenant {:?} (slug {}).", demo.tenant.name, demo.tenant.slug);
+        println!(
+            "Created the demo tenant {:?} (slug {}).",
+            demo.tenant.name, demo.tenant.slug
+        );
         println!("  Tenant id (X-Tenant-ID): {}", demo.tenant.id);
         println!("  Owner login: {}", demo.email);
         println!("  Password:    {}", demo.password);

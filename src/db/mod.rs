@@ -57,7 +57,10 @@ impl TenantDb {
     }
 
     /// Runs `work` on a reader connection. Blocking: call through [`run_blocking`].
-    pub fn read<T>(&self, work: impl FnOnce(&Connection) -> Result<T, ApiError>) -> Result<T, ApiError> {
+    pub fn read<T>(
+        &self,
+        work: impl FnOnce(&Connection) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
         let conn = self.readers.get()?;
         work(&conn)
     }
@@ -107,7 +110,12 @@ impl Databases {
                 .thread_name_pattern("db-pool-{}")
                 .build(),
         );
-        let registry = pool_for(&data_dir.join("registry.db"), synchronous_full, 4, &maintenance);
+        let registry = pool_for(
+            &data_dir.join("registry.db"),
+            synchronous_full,
+            4,
+            &maintenance,
+        );
         {
             let mut conn = registry
                 .get()
@@ -191,7 +199,10 @@ impl Databases {
         let info = self
             .tenant_info(id)
             .ok_or_else(|| ApiError::not_found("tenant"))?;
-        let mut open = self.open.lock().map_err(|_| ApiError::internal("tenant map poisoned"))?;
+        let mut open = self
+            .open
+            .lock()
+            .map_err(|_| ApiError::internal("tenant map poisoned"))?;
         if let Some(db) = open.get(&id) {
             return Ok(db.clone());
         }
@@ -199,10 +210,21 @@ impl Databases {
         let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
         {
             let mut conn = writer.get()?;
-            migrations::migrate(&mut conn, Schema::Tenant)
-                .map_err(|e| ApiError::internal(format!("tenant {id}: {e}")))?;
+            migrations::migrate(&mut conn, Schema::Tenant).map_err(|e| {
+                log::error!("tenant {id}: {e}");
+                ApiError::new(
+                    rocket::http::Status::ServiceUnavailable,
+                    "tenant_unavailable",
+                    format!("the tenant's database cannot be opened: {e}"),
+                )
+            })?;
         }
-        let readers = pool_for(&path, self.synchronous_full, READERS_PER_TENANT, &self.maintenance);
+        let readers = pool_for(
+            &path,
+            self.synchronous_full,
+            READERS_PER_TENANT,
+            &self.maintenance,
+        );
         let db = Arc::new(TenantDb {
             info,
             writer,

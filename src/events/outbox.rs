@@ -23,7 +23,12 @@ pub fn new_event_id() -> String {
 }
 
 /// Stores an event; returns its id. The stored body is the exact bytes delivered.
-pub fn enqueue(tx: &Transaction, tenant_id: Uuid, event: &str, data: Value) -> Result<String, ApiError> {
+pub fn enqueue(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    event: &str,
+    data: Value,
+) -> Result<String, ApiError> {
     let id = new_event_id();
     let created_at = crate::time::now_rfc3339();
     let body = serde_json::to_string(&Envelope {

@@ -9,7 +9,10 @@ fn login_returns_a_bearer_token_that_authenticates() {
     app.create_user(&app.tenant_id, "cashier@test.example", Role::Cashier);
     // No X-Tenant-ID: the email finds its tenant.
     let body = Client::anonymous(&app.base)
-        .post("/auth/login", json!({"email": "Cashier@Test.example", "password": PASSWORD}))
+        .post(
+            "/auth/login",
+            json!({"email": "Cashier@Test.example", "password": PASSWORD}),
+        )
         .expect(200);
     assert_eq!(body["token_type"], "Bearer");
     assert_eq!(body["expires_in"], 12 * 3600);
@@ -33,10 +36,16 @@ fn wrong_password_and_unknown_email_are_refused_alike() {
     app.create_user(&app.tenant_id, "a@test.example", Role::Server);
     let anon = Client::anonymous(&app.base);
     let wrong = anon
-        .post("/auth/login", json!({"email": "a@test.example", "password": "nope-nope"}))
+        .post(
+            "/auth/login",
+            json!({"email": "a@test.example", "password": "nope-nope"}),
+        )
         .expect_problem(401, "invalid_credentials");
     let unknown = anon
-        .post("/auth/login", json!({"email": "b@test.example", "password": "nope-nope"}))
+        .post(
+            "/auth/login",
+            json!({"email": "b@test.example", "password": "nope-nope"}),
+        )
         .expect_problem(401, "invalid_credentials");
     assert_eq!(wrong["detail"], unknown["detail"]);
 }
@@ -47,11 +56,21 @@ fn login_is_rate_limited_per_account_with_retry_after() {
     app.create_user(&app.tenant_id, "a@test.example", Role::Server);
     let anon = Client::anonymous(&app.base);
     for _ in 0..3 {
-        anon.post("/auth/login", json!({"email": "a@test.example", "password": "wrong-one"}))
-            .expect(401);
+        anon.post(
+            "/auth/login",
+            json!({"email": "a@test.example", "password": "wrong-one"}),
+        )
+        .expect(401);
     }
-    let res = anon.post("/auth/login", json!({"email": "a@test.example", "password": PASSWORD}));
-    let retry_after: u64 = res.header("retry-after").expect("Retry-After").parse().unwrap();
+    let res = anon.post(
+        "/auth/login",
+        json!({"email": "a@test.example", "password": PASSWORD}),
+    );
+    let retry_after: u64 = res
+        .header("retry-after")
+        .expect("Retry-After")
+        .parse()
+        .unwrap();
     assert!(retry_after >= 1);
     res.expect_problem(429, "rate_limited");
 }
@@ -62,7 +81,10 @@ fn login_is_rate_limited_per_client_address() {
     let anon = Client::anonymous(&app.base);
     // Every attempt uses a fresh account, so only the address limit (3 × 2) can refuse.
     let refused_at = (0..10).find(|i| {
-        let res = anon.post("/auth/login", json!({"email": format!("u{i}@test.example"), "password": "whatever1"}));
+        let res = anon.post(
+            "/auth/login",
+            json!({"email": format!("u{i}@test.example"), "password": "whatever1"}),
+        );
         res.status == 429
     });
     // The owner's login in spawn_with was the address's first attempt.
@@ -79,8 +101,11 @@ fn api_key_authenticates_with_its_role() {
     assert!(me["user"].is_null());
     key.get("/orders").expect(200);
     let item = app.menu_item(5.0, 0.0);
-    key.post("/orders", json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]}))
-        .expect_problem(403, "permission_denied");
+    key.post(
+        "/orders",
+        json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]}),
+    )
+    .expect_problem(403, "permission_denied");
 }
 
 #[test]
@@ -104,15 +129,23 @@ fn missing_or_bad_credentials_are_401_and_missing_tenant_is_400() {
         tenant_id: None,
         ..app.owner.clone()
     };
-    no_tenant.get("/orders").expect_problem(400, "tenant_header_required");
-    app.owner.with_tenant("not-a-uuid").get("/orders").expect_problem(400, "invalid_tenant_header");
+    no_tenant
+        .get("/orders")
+        .expect_problem(400, "tenant_header_required");
+    app.owner
+        .with_tenant("not-a-uuid")
+        .get("/orders")
+        .expect_problem(400, "invalid_tenant_header");
 }
 
 #[test]
 fn credentials_of_one_tenant_are_refused_for_another() {
     let app = TestApp::spawn();
     let (other_id, _) = app.second_tenant("other");
-    app.owner.with_tenant(&other_id).get("/orders").expect_problem(403, "tenant_mismatch");
+    app.owner
+        .with_tenant(&other_id)
+        .get("/orders")
+        .expect_problem(403, "tenant_mismatch");
     app.api_key(Role::Owner)
         .with_tenant(&other_id)
         .get("/orders")
@@ -126,8 +159,11 @@ fn one_email_in_two_tenants_needs_x_tenant_id_to_log_in() {
     app.create_user(&app.tenant_id, "both@test.example", Role::Manager);
     app.create_user(&other_id, "both@test.example", Role::Cashier);
     let anon = Client::anonymous(&app.base);
-    anon.post("/auth/login", json!({"email": "both@test.example", "password": PASSWORD}))
-        .expect_problem(400, "tenant_required");
+    anon.post(
+        "/auth/login",
+        json!({"email": "both@test.example", "password": PASSWORD}),
+    )
+    .expect_problem(400, "tenant_required");
     let body = anon
         .send(
             "POST",
@@ -149,7 +185,10 @@ fn login_refuses_malformed_bodies() {
     let body = anon
         .post("/auth/login", json!({"email": "a@test.example"}))
         .expect_problem(422, "validation_failed");
-    assert!(body["errors"][0]["message"].as_str().unwrap().contains("password"));
+    assert!(body["errors"][0]["message"]
+        .as_str()
+        .unwrap()
+        .contains("password"));
     anon.post("/auth/login", json!({"email": 5, "password": "x"}))
         .expect_problem(422, "validation_failed");
     anon.post_raw("/auth/login", "text/plain", b"email=a")

@@ -30,14 +30,22 @@ impl Res {
     /// Asserts the status, printing the body when it differs.
     #[track_caller]
     pub fn expect(self, status: u16) -> Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
         self.body
     }
 
     /// Asserts a problem+json error with this status and code.
     #[track_caller]
     pub fn expect_problem(self, status: u16, code: &str) -> Value {
-        assert_eq!(self.status, status, "unexpected status; body: {}", self.body);
+        assert_eq!(
+            self.status, status,
+            "unexpected status; body: {}",
+            self.body
+        );
         assert_eq!(
             self.header("content-type"),
             Some("application/problem+json"),
@@ -78,7 +86,11 @@ fn read(mut response: ureq::http::Response<ureq::Body>) -> Res {
     } else {
         serde_json::from_str(&text).unwrap_or(Value::String(text))
     };
-    Res { status, body, headers }
+    Res {
+        status,
+        body,
+        headers,
+    }
 }
 
 impl Client {
@@ -98,7 +110,13 @@ impl Client {
         }
     }
 
-    pub fn request(&self, method: &str, path: &str, headers: &[(&str, &str)], body: Option<(&str, &[u8])>) -> Res {
+    pub fn request(
+        &self,
+        method: &str,
+        path: &str,
+        headers: &[(&str, &str)],
+        body: Option<(&str, &[u8])>,
+    ) -> Res {
         let url = format!("{}/api/v1{path}", self.base);
         let mut builder = ureq::http::Request::builder().method(method).uri(&url);
         if let Some(token) = &self.token {
@@ -112,7 +130,10 @@ impl Client {
         }
         let response = match body {
             Some((content_type, bytes)) => {
-                let request = builder.header("Content-Type", content_type).body(bytes.to_vec()).unwrap();
+                let request = builder
+                    .header("Content-Type", content_type)
+                    .body(bytes.to_vec())
+                    .unwrap();
                 self.agent.run(request)
             }
             None => self.agent.run(builder.body(()).unwrap()),
@@ -175,16 +196,24 @@ pub fn test_config(dir: &std::path::Path) -> Config {
 fn launch(config: Config) -> (Running, String) {
     let app = App::open(config).expect("the data dir opens");
     let (tx, rx) = std::sync::mpsc::channel();
-    let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
-        Box::pin(async move {
-            let _ = tx.send((rocket.config().port, rocket.shutdown()));
-        })
-    }));
+    let rocket =
+        build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
+            Box::pin(async move {
+                let _ = tx.send((rocket.config().port, rocket.shutdown()));
+            })
+        }));
     let thread = std::thread::spawn(move || {
         let _ = rocket::execute(rocket.launch());
     });
     let (port, shutdown) = rx.recv().expect("the server starts");
-    (Running { app, shutdown, thread }, format!("http://127.0.0.1:{port}"))
+    (
+        Running {
+            app,
+            shutdown,
+            thread,
+        },
+        format!("http://127.0.0.1:{port}"),
+    )
 }
 
 impl TestApp {
@@ -252,7 +281,8 @@ impl TestApp {
     /// An API key client of `role` for the main tenant.
     pub fn api_key(&self, role: Role) -> Client {
         let registry = self.app().db.registry().unwrap();
-        let (_, key) = keys::create(&registry, self.tenant_id.parse().unwrap(), "test key", role).unwrap();
+        let (_, key) =
+            keys::create(&registry, self.tenant_id.parse().unwrap(), "test key", role).unwrap();
         Client {
             token: Some(key),
             ..Client::anonymous(&self.base).with_tenant(&self.tenant_id)
@@ -277,9 +307,15 @@ impl TestApp {
 
     /// Every outbox row of a tenant, oldest first, as parsed envelopes.
     pub fn outbox(&self, tenant_id: &str) -> Vec<Value> {
-        let path = self.dir.path().join("tenants").join(format!("{tenant_id}.db"));
+        let path = self
+            .dir
+            .path()
+            .join("tenants")
+            .join(format!("{tenant_id}.db"));
         let conn = rusqlite::Connection::open(path).unwrap();
-        let mut stmt = conn.prepare("SELECT body FROM outbox ORDER BY seq").unwrap();
+        let mut stmt = conn
+            .prepare("SELECT body FROM outbox ORDER BY seq")
+            .unwrap();
         let rows = stmt
             .query_map([], |r| r.get::<_, String>(0))
             .unwrap()
@@ -295,7 +331,10 @@ impl TestApp {
 
     pub fn menu_item_for(&self, owner: &Client, price: f64, tax_rate: f64) -> String {
         let category = owner
-            .post("/menu/categories", json!({"name": format!("Cat {}", Uuid::now_v7().simple())}))
+            .post(
+                "/menu/categories",
+                json!({"name": format!("Cat {}", Uuid::now_v7().simple())}),
+            )
             .expect(201);
         owner
             .post(

@@ -3,6 +3,7 @@
 mod helpers;
 
 mod auth;
+mod cli;
 mod errors;
 mod menu;
 mod openapi;

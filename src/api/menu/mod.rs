@@ -54,7 +54,11 @@ pub struct Docs;
 #[utoipa::path(tag = "Menu", responses(
     (status = 200, body = Page<Category>), (status = 401, body = Problem)))]
 #[get("/menu/categories?<limit>&<cursor>")]
-async fn list_categories(caller: Caller, limit: Option<&str>, cursor: Option<&str>) -> Result<Reply, ApiError> {
+async fn list_categories(
+    caller: Caller,
+    limit: Option<&str>,
+    cursor: Option<&str>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuRead)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
@@ -77,7 +81,12 @@ async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<
     let name = checks.text("name", &body.name, 80);
     let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
     checks.finish()?;
-    run_blocking(move || caller.tenant.write(|tx| Reply::created(queries::insert_category(tx, &name, position)?))).await
+    run_blocking(move || {
+        caller
+            .tenant
+            .write(|tx| Reply::created(queries::insert_category(tx, &name, position)?))
+    })
+    .await
 }
 
 /// Get a menu category.
@@ -86,14 +95,23 @@ async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<
 async fn get_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuRead)?;
     let id = path_id(id, "menu category")?;
-    run_blocking(move || caller.tenant.read(|conn| Reply::ok(queries::get_category(conn, &id)?))).await
+    run_blocking(move || {
+        caller
+            .tenant
+            .read(|conn| Reply::ok(queries::get_category(conn, &id)?))
+    })
+    .await
 }
 
 /// Rename or reorder a menu category.
 #[utoipa::path(tag = "Menu", request_body = CategoryPatch, responses(
     (status = 200, body = Category), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/categories/<id>", data = "<body>")]
-async fn update_category(caller: Caller, id: &str, body: JsonBody<CategoryPatch>) -> Result<Reply, ApiError> {
+async fn update_category(
+    caller: Caller,
+    id: &str,
+    body: JsonBody<CategoryPatch>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu category")?;
     run_blocking(move || {
@@ -210,7 +228,11 @@ async fn get_menu_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Menu", request_body = MenuItemPatch, responses(
     (status = 200, body = MenuItem), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/items/<id>", data = "<body>")]
-async fn update_item(caller: Caller, id: &str, body: JsonBody<MenuItemPatch>) -> Result<Reply, ApiError> {
+async fn update_item(
+    caller: Caller,
+    id: &str,
+    body: JsonBody<MenuItemPatch>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu item")?;
     run_blocking(move || {

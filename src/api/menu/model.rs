@@ -118,7 +118,11 @@ impl ItemFields {
             price: checks.money("price", new.price, exponent),
             tax_rate: 0,
             available: new.available.unwrap_or(true),
-            kitchen_station: checks.optional_text("kitchen_station", new.kitchen_station.as_deref(), 60),
+            kitchen_station: checks.optional_text(
+                "kitchen_station",
+                new.kitchen_station.as_deref(),
+                60,
+            ),
             modifiers: Vec::new(),
         };
         if let Some(rate) = new.tax_rate {
@@ -167,7 +171,11 @@ fn tax_rate(rate: f64, checks: &mut Checks) -> i64 {
     })
 }
 
-fn parse_modifiers(modifiers: &[Modifier], exponent: u32, checks: &mut Checks) -> Vec<StoredModifier> {
+fn parse_modifiers(
+    modifiers: &[Modifier],
+    exponent: u32,
+    checks: &mut Checks,
+) -> Vec<StoredModifier> {
     if modifiers.len() > MAX_MODIFIERS {
         checks.fail("modifiers", format!("at most {MAX_MODIFIERS} modifiers"));
     }

@@ -20,7 +20,11 @@ fn category_from_row(r: &Row) -> rusqlite::Result<Category> {
     })
 }
 
-pub fn list_categories(conn: &Connection, after: Option<&str>, limit: u32) -> Result<Vec<Category>, ApiError> {
+pub fn list_categories(
+    conn: &Connection,
+    after: Option<&str>,
+    limit: u32,
+) -> Result<Vec<Category>, ApiError> {
     let mut stmt = conn.prepare(&format!(
         "SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE archived_at IS NULL AND id > ?1 \
          ORDER BY id LIMIT ?2"
@@ -31,7 +35,9 @@ pub fn list_categories(conn: &Connection, after: Option<&str>, limit: u32) -> Re
 
 pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
     conn.query_row(
-        &format!("SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE id = ?1 AND archived_at IS NULL"),
+        &format!(
+            "SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE id = ?1 AND archived_at IS NULL"
+        ),
         [id],
         category_from_row,
     )
@@ -143,7 +149,12 @@ pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredIt
          AND (?2 IS NULL OR category_id = ?2) AND (?3 IS NULL OR available = ?3) ORDER BY id LIMIT ?4"
     ))?;
     let rows = stmt.query_map(
-        params![filter.after.unwrap_or(""), filter.category_id, filter.available, filter.limit + 1],
+        params![
+            filter.after.unwrap_or(""),
+            filter.category_id,
+            filter.available,
+            filter.limit + 1
+        ],
         item_from_row,
     )?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -151,9 +162,13 @@ pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredIt
 
 /// An item by id, including archived ones (past orders still point at them).
 pub fn get_item(conn: &Connection, id: &str) -> Result<StoredItem, ApiError> {
-    conn.query_row(&format!("SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"), [id], item_from_row)
-        .optional()?
-        .ok_or_else(|| ApiError::not_found("menu item"))
+    conn.query_row(
+        &format!("SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"),
+        [id],
+        item_from_row,
+    )
+    .optional()?
+    .ok_or_else(|| ApiError::not_found("menu item"))
 }
 
 fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError> {
@@ -165,7 +180,10 @@ fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError>
     if live {
         Ok(())
     } else {
-        Err(ApiError::invalid_field("category_id", "no such menu category"))
+        Err(ApiError::invalid_field(
+            "category_id",
+            "no such menu category",
+        ))
     }
 }
 
@@ -196,7 +214,11 @@ pub fn insert_item(conn: &Connection, fields: &ItemFields) -> Result<StoredItem,
     get_item(conn, &id)
 }
 
-pub fn update_item(conn: &Connection, id: &str, fields: &ItemFields) -> Result<StoredItem, ApiError> {
+pub fn update_item(
+    conn: &Connection,
+    id: &str,
+    fields: &ItemFields,
+) -> Result<StoredItem, ApiError> {
     ensure_category(conn, &fields.category_id)?;
     conn.execute(
         "UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \

@@ -53,7 +53,9 @@ pub struct Docs;
 /// Runs an order change and answers with the order as it now is.
 async fn write_order(
     caller: Caller,
-    change: impl FnOnce(&rusqlite::Transaction, &Caller) -> Result<queries::OrderRow, ApiError> + Send + 'static,
+    change: impl FnOnce(&rusqlite::Transaction, &Caller) -> Result<queries::OrderRow, ApiError>
+        + Send
+        + 'static,
 ) -> Result<Reply, ApiError> {
     run_blocking(move || {
         caller.tenant.write(|tx| {
@@ -65,9 +67,17 @@ async fn write_order(
     .await
 }
 
-fn parse_filter<T>(field: &str, value: Option<&str>, parse: impl Fn(&str) -> Option<T>) -> Result<Option<T>, ApiError> {
+fn parse_filter<T>(
+    field: &str,
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, ApiError> {
     value
-        .map(|v| parse(v).ok_or_else(|| ApiError::invalid_field(field, format!("{v:?} is not a valid value"))))
+        .map(|v| {
+            parse(v).ok_or_else(|| {
+                ApiError::invalid_field(field, format!("{v:?} is not a valid value"))
+            })
+        })
         .transpose()
 }
 
@@ -115,13 +125,23 @@ async fn list_orders(
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = Order), (status = 422, body = Problem)))]
 #[post("/orders", data = "<body>")]
-async fn create_order(caller: Caller, key: IdempotencyKey, body: JsonBody<NewOrder>) -> Result<Reply, ApiError> {
+async fn create_order(
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<NewOrder>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersWrite)?;
     run_blocking(move || {
         caller.tenant.write(|tx| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let settings = settings::load(tx)?;
-                let row = queries::create_order(tx, caller.tenant_id(), &caller.actor(), &settings, &body)?;
+                let row = queries::create_order(
+                    tx,
+                    caller.tenant_id(),
+                    &caller.actor(),
+                    &settings,
+                    &body,
+                )?;
                 Reply::created(queries::order_json(tx, &row, settings.exponent())?)
             })
         })
@@ -148,10 +168,17 @@ async fn get_order(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Orders", request_body = OrderPatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[patch("/orders/<id>", data = "<body>")]
-async fn update_order(caller: Caller, id: &str, body: JsonBody<OrderPatch>) -> Result<Reply, ApiError> {
+async fn update_order(
+    caller: Caller,
+    id: &str,
+    body: JsonBody<OrderPatch>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| queries::update_order(tx, caller.tenant_id(), &id, &body)).await
+    write_order(caller, move |tx, caller| {
+        queries::update_order(tx, caller.tenant_id(), &id, &body)
+    })
+    .await
 }
 
 /// Add lines to an open order.
@@ -161,18 +188,29 @@ async fn update_order(caller: Caller, id: &str, body: JsonBody<OrderPatch>) -> R
 async fn add_items(caller: Caller, id: &str, body: JsonBody<NewLines>) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| queries::add_lines(tx, caller.tenant_id(), &id, &body.items)).await
+    write_order(caller, move |tx, caller| {
+        queries::add_lines(tx, caller.tenant_id(), &id, &body.items)
+    })
+    .await
 }
 
 /// Change a line's quantity or notes.
 #[utoipa::path(tag = "Orders", request_body = LinePatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[patch("/orders/<id>/items/<item_id>", data = "<body>")]
-async fn update_item(caller: Caller, id: &str, item_id: &str, body: JsonBody<LinePatch>) -> Result<Reply, ApiError> {
+async fn update_item(
+    caller: Caller,
+    id: &str,
+    item_id: &str,
+    body: JsonBody<LinePatch>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
     let item_id = path_id(item_id, "order item")?;
-    write_order(caller, move |tx, caller| queries::update_line(tx, caller.tenant_id(), &id, &item_id, &body)).await
+    write_order(caller, move |tx, caller| {
+        queries::update_line(tx, caller.tenant_id(), &id, &item_id, &body)
+    })
+    .await
 }
 
 /// Remove a line from an open order.
@@ -183,7 +221,10 @@ async fn delete_item(caller: Caller, id: &str, item_id: &str) -> Result<Reply, A
     caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
     let item_id = path_id(item_id, "order item")?;
-    write_order(caller, move |tx, caller| queries::delete_line(tx, caller.tenant_id(), &id, &item_id)).await
+    write_order(caller, move |tx, caller| {
+        queries::delete_line(tx, caller.tenant_id(), &id, &item_id)
+    })
+    .await
 }
 
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
@@ -191,28 +232,40 @@ async fn delete_item(caller: Caller, id: &str, item_id: &str) -> Result<Reply, A
 #[utoipa::path(tag = "Orders", request_body = StatusChange, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move; names current_status")))]
 #[post("/orders/<id>/status", data = "<body>")]
-async fn change_status(caller: Caller, id: &str, body: JsonBody<StatusChange>) -> Result<Reply, ApiError> {
+async fn change_status(
+    caller: Caller,
+    id: &str,
+    body: JsonBody<StatusChange>,
+) -> Result<Reply, ApiError> {
     let next = body.status;
     if next == OrderStatus::Cancelled {
         caller.require(Permission::OrdersCancel)?;
     } else {
         caller.require(Permission::OrdersAdvance)?;
     }
-    if caller.role == Role::Kitchen && !matches!(next, OrderStatus::Preparing | OrderStatus::Ready) {
+    if caller.role == Role::Kitchen && !matches!(next, OrderStatus::Preparing | OrderStatus::Ready)
+    {
         return Err(ApiError::forbidden(
             "permission_denied",
             "kitchen staff may only mark orders preparing or ready",
         ));
     }
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| queries::change_status(tx, caller.tenant_id(), &id, next, None)).await
+    write_order(caller, move |tx, caller| {
+        queries::change_status(tx, caller.tenant_id(), &id, next, None)
+    })
+    .await
 }
 
 /// Cancel an order that is not yet completed.
 #[utoipa::path(tag = "Orders", request_body = Cancellation, responses(
     (status = 200, body = Order), (status = 409, body = Problem)))]
 #[post("/orders/<id>/cancel", data = "<body>")]
-async fn cancel_order(caller: Caller, id: &str, body: JsonBody<Cancellation>) -> Result<Reply, ApiError> {
+async fn cancel_order(
+    caller: Caller,
+    id: &str,
+    body: JsonBody<Cancellation>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersCancel)?;
     let id = path_id(id, "order")?;
     let mut checks = crate::api::validate::Checks::new();
@@ -241,8 +294,14 @@ async fn add_payment(
         caller.tenant.write(|tx| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let exponent = settings::load(tx)?.exponent();
-                let (payment, row) =
-                    queries::add_payment(tx, caller.tenant_id(), &caller.actor(), &id, &body, exponent)?;
+                let (payment, row) = queries::add_payment(
+                    tx,
+                    caller.tenant_id(),
+                    &caller.actor(),
+                    &id,
+                    &body,
+                    exponent,
+                )?;
                 Reply::created(PaymentReceipt {
                     change_due: payment.change_due,
                     payment,

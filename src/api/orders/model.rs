@@ -292,25 +292,49 @@ pub fn check_lines(lines: &[NewLine], checks: &mut Checks, field: &str) {
         checks.fail(field, "must list at least one item");
     }
     if lines.len() > MAX_LINES_PER_REQUEST {
-        checks.fail(field, format!("at most {MAX_LINES_PER_REQUEST} lines per request"));
+        checks.fail(
+            field,
+            format!("at most {MAX_LINES_PER_REQUEST} lines per request"),
+        );
     }
     for (i, line) in lines.iter().enumerate() {
         checks.id(&format!("{field}[{i}].menu_item_id"), &line.menu_item_id);
-        checks.integer_in(&format!("{field}[{i}].quantity"), line.quantity, 1..=MAX_QUANTITY);
+        checks.integer_in(
+            &format!("{field}[{i}].quantity"),
+            line.quantity,
+            1..=MAX_QUANTITY,
+        );
         checks.optional_text(&format!("{field}[{i}].notes"), line.notes.as_deref(), 500);
     }
 }
 
 /// Prices one line against its menu item, or says which field is wrong.
-pub fn price_line(line: &NewLine, item: &StoredItem, field: &str, checks: &mut Checks) -> Option<PricedLine> {
+pub fn price_line(
+    line: &NewLine,
+    item: &StoredItem,
+    field: &str,
+    checks: &mut Checks,
+) -> Option<PricedLine> {
     if item.archived_at.is_some() || !item.fields.available {
-        checks.fail(format!("{field}.menu_item_id"), format!("{} is not available", item.fields.name));
+        checks.fail(
+            format!("{field}.menu_item_id"),
+            format!("{} is not available", item.fields.name),
+        );
         return None;
     }
     let mut modifiers = Vec::new();
     for (j, name) in line.modifiers.iter().flatten().enumerate() {
-        match item.fields.modifiers.iter().find(|m| m.name.eq_ignore_ascii_case(name.trim())) {
-            Some(m) if !modifiers.iter().any(|c: &crate::api::menu::StoredModifier| c.name == m.name) => {
+        match item
+            .fields
+            .modifiers
+            .iter()
+            .find(|m| m.name.eq_ignore_ascii_case(name.trim()))
+        {
+            Some(m)
+                if !modifiers
+                    .iter()
+                    .any(|c: &crate::api::menu::StoredModifier| c.name == m.name) =>
+            {
                 modifiers.push(m.clone())
             }
             Some(_) => checks.fail(format!("{field}.modifiers[{j}]"), "is listed twice"),
@@ -327,7 +351,12 @@ pub fn price_line(line: &NewLine, item: &StoredItem, field: &str, checks: &mut C
         quantity: line.quantity,
         unit_price,
         modifiers,
-        notes: line.notes.as_deref().map(str::trim).filter(|n| !n.is_empty()).map(str::to_string),
+        notes: line
+            .notes
+            .as_deref()
+            .map(str::trim)
+            .filter(|n| !n.is_empty())
+            .map(str::to_string),
         tax_rate: item.fields.tax_rate,
         kitchen_station: item.fields.kitchen_station.clone(),
     })
@@ -368,7 +397,10 @@ mod tests {
     #[test]
     fn taxes_the_sum_per_rate() {
         // Three lines of 0.10 at 7.5 %: 0.30 taxed once is 0.0225, so 0.02.
-        assert_eq!(totals(&[(10, 7500), (10, 7500), (10, 7500)], 0), (30, 2, 32));
+        assert_eq!(
+            totals(&[(10, 7500), (10, 7500), (10, 7500)], 0),
+            (30, 2, 32)
+        );
         assert_eq!(totals(&[(1000, 7500), (500, 0)], 0), (1500, 75, 1575));
     }
 }

@@ -45,7 +45,8 @@ impl OrderRow {
     }
 }
 
-const ORDER_COLUMNS: &str = "id, order_number, business_date, status, order_type, table_id, table_name, \
+const ORDER_COLUMNS: &str =
+    "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
      paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at";
 
@@ -78,9 +79,13 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
 }
 
 pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
-    conn.query_row(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"), [id], order_from_row)
-        .optional()?
-        .ok_or_else(|| ApiError::not_found("order"))
+    conn.query_row(
+        &format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"),
+        [id],
+        order_from_row,
+    )
+    .optional()?
+    .ok_or_else(|| ApiError::not_found("order"))
 }
 
 fn lines_of(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<OrderLine>, ApiError> {
@@ -117,10 +122,11 @@ fn lines_of(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<Orde
 
 /// The full order as the API shows it.
 pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Order, ApiError> {
-    let customer = (row.customer_name.is_some() || row.customer_phone.is_some()).then(|| Customer {
-        name: row.customer_name.clone(),
-        phone: row.customer_phone.clone(),
-    });
+    let customer =
+        (row.customer_name.is_some() || row.customer_phone.is_some()).then(|| Customer {
+            name: row.customer_name.clone(),
+            phone: row.customer_phone.clone(),
+        });
     Ok(Order {
         id: row.id.clone(),
         order_number: row.order_number.clone(),
@@ -163,7 +169,11 @@ pub struct OrderFilter {
 }
 
 /// Newest first.
-pub fn list_orders(conn: &Connection, filter: &OrderFilter, exponent: u32) -> Result<Vec<Order>, ApiError> {
+pub fn list_orders(
+    conn: &Connection,
+    filter: &OrderFilter,
+    exponent: u32,
+) -> Result<Vec<Order>, ApiError> {
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {ORDER_COLUMNS} FROM orders WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR order_type = ?2) \
          AND (?3 IS NULL OR table_id = ?3) AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR created_at < ?5) \
@@ -182,18 +192,28 @@ pub fn list_orders(conn: &Connection, filter: &OrderFilter, exponent: u32) -> Re
         order_from_row,
     )?;
     let rows: Vec<OrderRow> = rows.collect::<Result<_, _>>()?;
-    rows.iter().map(|row| order_json(conn, row, exponent)).collect()
+    rows.iter()
+        .map(|row| order_json(conn, row, exponent))
+        .collect()
 }
 
 /// The table's name for a dine-in order, or the field error.
 fn table_name(conn: &Connection, table_id: &str) -> Result<String, ApiError> {
-    conn.query_row("SELECT name FROM tables WHERE id = ?1 AND active = 1", [table_id], |r| r.get(0))
-        .optional()?
-        .ok_or_else(|| ApiError::invalid_field("table_id", "no such table"))
+    conn.query_row(
+        "SELECT name FROM tables WHERE id = ?1 AND active = 1",
+        [table_id],
+        |r| r.get(0),
+    )
+    .optional()?
+    .ok_or_else(|| ApiError::invalid_field("table_id", "no such table"))
 }
 
 /// Resolves requested lines against the menu; every problem is reported at once.
-fn price_lines(conn: &Connection, lines: &[NewLine], field: &str) -> Result<Vec<PricedLine>, ApiError> {
+fn price_lines(
+    conn: &Connection,
+    lines: &[NewLine],
+    field: &str,
+) -> Result<Vec<PricedLine>, ApiError> {
     let mut checks = crate::api::validate::Checks::new();
     check_lines(lines, &mut checks, field);
     checks.finish()?;
@@ -235,7 +255,10 @@ fn insert_lines(tx: &Transaction, order_id: &str, lines: &[PricedLine]) -> Resul
 }
 
 /// The next human-readable number of the business day, such as `261121-007`.
-fn next_order_number(tx: &Transaction, settings: &TenantSettings) -> Result<(String, String), ApiError> {
+fn next_order_number(
+    tx: &Transaction,
+    settings: &TenantSettings,
+) -> Result<(String, String), ApiError> {
     let date = settings.business_date(Utc::now());
     let business_date = date.format("%Y-%m-%d").to_string();
     let number: i64 = tx.query_row(
@@ -244,13 +267,23 @@ fn next_order_number(tx: &Transaction, settings: &TenantSettings) -> Result<(Str
         [&business_date],
         |r| r.get(0),
     )?;
-    Ok((format!("{}-{number:03}", date.format("%y%m%d")), business_date))
+    Ok((
+        format!("{}-{number:03}", date.format("%y%m%d")),
+        business_date,
+    ))
 }
 
 /// Recomputes totals from the lines, bumps the version and records the event.
-fn touch(tx: &Transaction, tenant_id: Uuid, order_id: &str, event: &str) -> Result<OrderRow, ApiError> {
+fn touch(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    order_id: &str,
+    event: &str,
+) -> Result<OrderRow, ApiError> {
     let lines: Vec<(i64, i64)> = {
-        let mut stmt = tx.prepare_cached("SELECT unit_price * quantity, tax_rate FROM order_items WHERE order_id = ?1")?;
+        let mut stmt = tx.prepare_cached(
+            "SELECT unit_price * quantity, tax_rate FROM order_items WHERE order_id = ?1",
+        )?;
         let rows = stmt.query_map([order_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
         rows.collect::<Result<_, _>>()?
     };
@@ -291,7 +324,10 @@ fn require_open(order: &OrderRow) -> Result<(), ApiError> {
     } else {
         Err(ApiError::conflict(
             "order_closed",
-            format!("the order is {}; it can no longer change", order.status.as_str()),
+            format!(
+                "the order is {}; it can no longer change",
+                order.status.as_str()
+            ),
         )
         .with("current_status", order.status.as_str()))
     }
@@ -313,10 +349,22 @@ pub fn create_order(
 ) -> Result<OrderRow, ApiError> {
     let mut checks = crate::api::validate::Checks::new();
     let notes = checks.optional_text("notes", new.notes.as_deref(), 1000);
-    let customer_name = checks.optional_text("customer.name", new.customer.as_ref().and_then(|c| c.name.as_deref()), 120);
-    let customer_phone = checks.optional_text("customer.phone", new.customer.as_ref().and_then(|c| c.phone.as_deref()), 40);
-    if new.order_type == OrderType::Delivery && customer_name.is_none() && customer_phone.is_none() {
-        checks.fail("customer", "a delivery order needs the customer's name or phone");
+    let customer_name = checks.optional_text(
+        "customer.name",
+        new.customer.as_ref().and_then(|c| c.name.as_deref()),
+        120,
+    );
+    let customer_phone = checks.optional_text(
+        "customer.phone",
+        new.customer.as_ref().and_then(|c| c.phone.as_deref()),
+        40,
+    );
+    if new.order_type == OrderType::Delivery && customer_name.is_none() && customer_phone.is_none()
+    {
+        checks.fail(
+            "customer",
+            "a delivery order needs the customer's name or phone",
+        );
     }
     if new.table_id.is_some() && new.order_type != OrderType::DineIn {
         checks.fail("table_id", "only dine-in orders sit at a table");
@@ -350,18 +398,29 @@ pub fn create_order(
     touch(tx, tenant_id, &id, "order.created")
 }
 
-pub fn update_order(tx: &Transaction, tenant_id: Uuid, id: &str, patch: &OrderPatch) -> Result<OrderRow, ApiError> {
+pub fn update_order(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    id: &str,
+    patch: &OrderPatch,
+) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_open(&order)?;
     if let Some(notes) = &patch.notes {
         let notes = clean(notes.as_deref(), 1000, "notes")?;
-        tx.execute("UPDATE orders SET notes = ?2 WHERE id = ?1", params![id, notes])?;
+        tx.execute(
+            "UPDATE orders SET notes = ?2 WHERE id = ?1",
+            params![id, notes],
+        )?;
     }
     if let Some(table_id) = &patch.table_id {
         let (table_id, name) = match table_id {
             Some(t) => {
                 if order.order_type != OrderType::DineIn {
-                    return Err(ApiError::invalid_field("table_id", "only dine-in orders sit at a table"));
+                    return Err(ApiError::invalid_field(
+                        "table_id",
+                        "only dine-in orders sit at a table",
+                    ));
                 }
                 let t = crate::api::validate::path_id(t, "table")
                     .map_err(|_| ApiError::invalid_field("table_id", "must be a UUID"))?;
@@ -376,8 +435,16 @@ pub fn update_order(tx: &Transaction, tenant_id: Uuid, id: &str, patch: &OrderPa
         )?;
     }
     if let Some(customer) = &patch.customer {
-        let name = clean(customer.as_ref().and_then(|c| c.name.as_deref()), 120, "customer.name")?;
-        let phone = clean(customer.as_ref().and_then(|c| c.phone.as_deref()), 40, "customer.phone")?;
+        let name = clean(
+            customer.as_ref().and_then(|c| c.name.as_deref()),
+            120,
+            "customer.name",
+        )?;
+        let phone = clean(
+            customer.as_ref().and_then(|c| c.phone.as_deref()),
+            40,
+            "customer.phone",
+        )?;
         tx.execute(
             "UPDATE orders SET customer_name = ?2, customer_phone = ?3 WHERE id = ?1",
             params![id, name, phone],
@@ -386,7 +453,12 @@ pub fn update_order(tx: &Transaction, tenant_id: Uuid, id: &str, patch: &OrderPa
     touch(tx, tenant_id, id, "order.updated")
 }
 
-pub fn add_lines(tx: &Transaction, tenant_id: Uuid, id: &str, lines: &[NewLine]) -> Result<OrderRow, ApiError> {
+pub fn add_lines(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    id: &str,
+    lines: &[NewLine],
+) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_open(&order)?;
     let priced = price_lines(tx, lines, "items")?;
@@ -418,8 +490,13 @@ pub fn update_line(
     require_line(tx, id, line_id)?;
     require_open(&order)?;
     let mut checks = crate::api::validate::Checks::new();
-    let quantity = patch.quantity.map(|q| checks.integer_in("quantity", q, 1..=MAX_QUANTITY));
-    let notes = patch.notes.as_ref().map(|n| checks.optional_text("notes", n.as_deref(), 500));
+    let quantity = patch
+        .quantity
+        .map(|q| checks.integer_in("quantity", q, 1..=MAX_QUANTITY));
+    let notes = patch
+        .notes
+        .as_ref()
+        .map(|n| checks.optional_text("notes", n.as_deref(), 500));
     checks.finish()?;
     if let Some(quantity) = quantity {
         tx.execute(
@@ -436,7 +513,12 @@ pub fn update_line(
     touch(tx, tenant_id, id, "order.updated")
 }
 
-pub fn delete_line(tx: &Transaction, tenant_id: Uuid, id: &str, line_id: &str) -> Result<OrderRow, ApiError> {
+pub fn delete_line(
+    tx: &Transaction,
+    tenant_id: Uuid,
+    id: &str,
+    line_id: &str,
+) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_line(tx, id, line_id)?;
     require_open(&order)?;
@@ -453,13 +535,20 @@ pub fn change_status(
 ) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     if !order.status.can_become(next) {
-        return Err(ApiError::illegal_transition("the order", order.status.as_str(), next.as_str()));
+        return Err(ApiError::illegal_transition(
+            "the order",
+            order.status.as_str(),
+            next.as_str(),
+        ));
     }
     if next == OrderStatus::Completed && order.balance_due() > 0 {
         let exponent = crate::api::settings::load(tx)?.exponent();
-        return Err(ApiError::conflict("balance_due", "the order cannot be completed before it is fully paid")
-            .with("current_status", order.status.as_str())
-            .with("balance_due", to_json(order.balance_due(), exponent)));
+        return Err(ApiError::conflict(
+            "balance_due",
+            "the order cannot be completed before it is fully paid",
+        )
+        .with("current_status", order.status.as_str())
+        .with("balance_due", to_json(order.balance_due(), exponent)));
     }
     let closed_at = (!next.is_open()).then(now_rfc3339);
     tx.execute(
@@ -474,7 +563,8 @@ pub fn change_status(
     touch(tx, tenant_id, id, event)
 }
 
-const PAYMENT_COLUMNS: &str = "id, order_id, method, amount, tendered, change_due, tip, reference, created_at";
+const PAYMENT_COLUMNS: &str =
+    "id, order_id, method, amount, tendered, change_due, tip, reference, created_at";
 
 fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
     let method: String = r.get(2)?;
@@ -495,7 +585,11 @@ fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
     })
 }
 
-pub fn list_payments(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<Payment>, ApiError> {
+pub fn list_payments(
+    conn: &Connection,
+    order_id: &str,
+    exponent: u32,
+) -> Result<Vec<Payment>, ApiError> {
     find_order(conn, order_id)?;
     let mut stmt = conn.prepare(&format!(
         "SELECT {PAYMENT_COLUMNS} FROM payments WHERE order_id = ?1 ORDER BY created_at, id"
@@ -516,7 +610,10 @@ pub fn add_payment(
 ) -> Result<(Payment, OrderRow), ApiError> {
     let mut checks = crate::api::validate::Checks::new();
     let tendered = checks.money("amount", new.amount, exponent);
-    let tip = new.tip.map(|t| checks.money("tip", t, exponent)).unwrap_or(0);
+    let tip = new
+        .tip
+        .map(|t| checks.money("tip", t, exponent))
+        .unwrap_or(0);
     let reference = checks.optional_text("reference", new.reference.as_deref(), 120);
     if checks.is_ok() && tendered == 0 {
         checks.fail("amount", "must be greater than zero");
@@ -526,12 +623,18 @@ pub fn add_payment(
     require_open(&order)?;
     let balance = order.balance_due();
     if balance <= 0 {
-        return Err(ApiError::conflict("nothing_due", "the order is already fully paid"));
+        return Err(ApiError::conflict(
+            "nothing_due",
+            "the order is already fully paid",
+        ));
     }
     if tendered > balance && new.method != PaymentMethod::Cash {
         return Err(ApiError::conflict(
             "overpayment",
-            format!("a {} payment cannot exceed the balance due", new.method.as_str()),
+            format!(
+                "a {} payment cannot exceed the balance due",
+                new.method.as_str()
+            ),
         )
         .with("balance_due", to_json(balance, exponent)));
     }

@@ -30,7 +30,16 @@ pub fn find_account(conn: &Connection, id: &str) -> Result<Option<Account>, ApiE
         .query_row(
             "SELECT id, name, email, role, password_hash, active FROM users WHERE id = ?1",
             [id],
-            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?, r.get(5)?)),
+            |r| {
+                Ok((
+                    r.get(0)?,
+                    r.get(1)?,
+                    r.get(2)?,
+                    r.get(3)?,
+                    r.get(4)?,
+                    r.get(5)?,
+                ))
+            },
         )
         .optional()?;
     row.map(|(id, name, email, role, password_hash, active)| {
@@ -51,9 +60,9 @@ pub fn find_account(conn: &Connection, id: &str) -> Result<Option<Account>, ApiE
 pub fn validate_email(email: &str) -> Result<String, String> {
     let email = email.trim().to_lowercase();
     let valid = email.len() <= 254
-        && email
-            .split_once('@')
-            .is_some_and(|(local, domain)| !local.is_empty() && domain.contains('.') && !domain.starts_with('.'))
+        && email.split_once('@').is_some_and(|(local, domain)| {
+            !local.is_empty() && domain.contains('.') && !domain.starts_with('.')
+        })
         && !email.contains(char::is_whitespace);
     if valid {
         Ok(email)

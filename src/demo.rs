@@ -21,7 +21,13 @@ pub struct DemoLogin {
 }
 
 /// (name, description, price in cents, kitchen station, [(modifier, cents)])
-type SeedItem = (&'static str, &'static str, i64, &'static str, &'static [(&'static str, i64)]);
+type SeedItem = (
+    &'static str,
+    &'static str,
+    i64,
+    &'static str,
+    &'static [(&'static str, i64)],
+);
 /// (table, seats, shape)
 type SeedTable = (&'static str, i64, &'static str);
 

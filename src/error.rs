@@ -155,7 +155,11 @@ impl ApiError {
             status: self.status.code,
             detail: self.detail.clone(),
             code: self.code.to_string(),
-            errors: self.more.as_ref().map(|m| m.errors.clone()).unwrap_or_default(),
+            errors: self
+                .more
+                .as_ref()
+                .map(|m| m.errors.clone())
+                .unwrap_or_default(),
         };
         let mut value = serde_json::to_value(problem).unwrap_or(Value::Null);
         if let (Value::Object(map), Some(more)) = (&mut value, &self.more) {

@@ -33,6 +33,10 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
     let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
     })?;
+    // serde would read a struct from an array too; every body here is an object.
+    if !value.is_object() {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
+    }
     serde_path_to_error::deserialize(value).map_err(|err| {
         let path = err.path().to_string();
         let field = if path == "." {

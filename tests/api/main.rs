@@ -10,3 +10,4 @@ mod openapi;
 mod orders;
 mod payments;
 mod persistence;
+mod sweep;

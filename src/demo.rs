@@ -20,19 +20,18 @@ pub struct DemoLogin {
     pub password: String,
 }
 
-/// (category, [(name, description, price in cents, station, [(modifier, cents)])])
-type MenuSeed = [(
+/// (name, description, price in cents, kitchen station, [(modifier, cents)])
+type SeedItem = (
     &'static str,
-    &'static [(
-        &'static str,
-        &'static str,
-        i64,
-        &'static str,
-        &'static [(&'static str, i64)],
-    )],
-)];
+    &'static str,
+    i64,
+    &'static str,
+    &'static [(&'static str, i64)],
+);
+/// (table, seats, shape)
+type SeedTable = (&'static str, i64, &'static str);
 
-const MENU: &MenuSeed = &[
+const MENU: &[(&str, &[SeedItem])] = &[
     (
         "Starters",
         &[
@@ -146,8 +145,7 @@ const MENU: &MenuSeed = &[
     ),
 ];
 
-/// (floor, [(table, seats, shape)])
-const FLOORS: &[(&str, &[(&str, i64, &str)])] = &[
+const FLOORS: &[(&str, &[SeedTable])] = &[
     (
         "Main room",
         &[

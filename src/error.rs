@@ -35,10 +35,16 @@ pub struct ApiError {
     /// Stable machine-readable code; clients switch on this, not on `detail`.
     pub code: &'static str,
     pub detail: String,
-    pub errors: Vec<FieldError>,
+    /// Boxed so the common `Result<_, ApiError>` stays small.
+    more: Option<Box<ProblemExtras>>,
+}
+
+#[derive(Debug, Clone, Default)]
+struct ProblemExtras {
+    errors: Vec<FieldError>,
     /// Extra members of the problem object, such as `current_status` on a 409.
-    pub extra: Map<String, Value>,
-    pub retry_after: Option<u64>,
+    members: Map<String, Value>,
+    retry_after: Option<u64>,
 }
 
 /// The problem document, as documented in the OpenAPI description.
@@ -60,10 +66,12 @@ impl ApiError {
             status,
             code,
             detail: detail.into(),
-            errors: Vec::new(),
-            extra: Map::new(),
-            retry_after: None,
+            more: None,
         }
+    }
+
+    fn extras(&mut self) -> &mut ProblemExtras {
+        self.more.get_or_insert_with(Default::default)
     }
 
     pub fn bad_request(code: &'static str, detail: impl Into<String>) -> Self {
@@ -103,7 +111,7 @@ impl ApiError {
             .collect::<Vec<_>>()
             .join("; ");
         let mut err = Self::new(Status::UnprocessableEntity, "validation_failed", detail);
-        err.errors = errors;
+        err.extras().errors = errors;
         err
     }
 
@@ -117,7 +125,7 @@ impl ApiError {
             "rate_limited",
             format!("too many attempts; retry after {retry_after} s"),
         );
-        err.retry_after = Some(retry_after);
+        err.extras().retry_after = Some(retry_after);
         err
     }
 
@@ -132,7 +140,7 @@ impl ApiError {
     }
 
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
-        self.extra.insert(key.to_string(), value.into());
+        self.extras().members.insert(key.to_string(), value.into());
         self
     }
 
@@ -147,11 +155,15 @@ impl ApiError {
             status: self.status.code,
             detail: self.detail.clone(),
             code: self.code.to_string(),
-            errors: self.errors.clone(),
+            errors: self
+                .more
+                .as_ref()
+                .map(|m| m.errors.clone())
+                .unwrap_or_default(),
         };
         let mut value = serde_json::to_value(problem).unwrap_or(Value::Null);
-        if let Value::Object(map) = &mut value {
-            map.extend(self.extra.clone());
+        if let (Value::Object(map), Some(more)) = (&mut value, &self.more) {
+            map.extend(more.members.clone());
         }
         value
     }
@@ -199,7 +211,7 @@ impl<'r> Responder<'r, 'static> for ApiError {
             .status(self.status)
             .header(ContentType::new("application", "problem+json"))
             .sized_body(body.len(), Cursor::new(body));
-        if let Some(seconds) = self.retry_after {
+        if let Some(seconds) = self.more.as_ref().and_then(|m| m.retry_after) {
             response.header(Header::new("Retry-After", seconds.to_string()));
         }
         if self.status == Status::Unauthorized {

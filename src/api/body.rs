@@ -29,40 +29,23 @@ fn parse<T: DeserializeOwned>(bytes: &[u8]) -> Result<T, ApiError> {
             "the request body is empty; send a JSON object",
         ));
     }
-    let mut deserializer = serde_json::Deserializer::from_slice(bytes);
-    let value = serde_path_to_error::deserialize(&mut deserializer).map_err(|err| {
-        let path = err.path().to_string();
-        let inner = err.into_inner();
-        match inner.classify() {
-            serde_json::error::Category::Data => {
-                let field = if path == "." {
-                    "body".to_string()
-                } else {
-                    path
-                };
-                ApiError::validation(vec![FieldError::new(
-                    field,
-                    strip_position(&inner.to_string()),
-                )])
-            }
-            _ => ApiError::bad_request(
-                "malformed_json",
-                format!("the body is not valid JSON: {inner}"),
-            ),
-        }
-    })?;
-    deserializer.end().map_err(|e| {
+    // Syntax first, so broken JSON is always a 400 whatever its content.
+    let value: serde_json::Value = serde_json::from_slice(bytes).map_err(|e| {
         ApiError::bad_request("malformed_json", format!("the body is not valid JSON: {e}"))
     })?;
-    Ok(value)
-}
-
-/// serde_json appends " at line 1 column 12" to data errors; the field path says more.
-fn strip_position(message: &str) -> String {
-    match message.rfind(" at line ") {
-        Some(at) => message[..at].to_string(),
-        None => message.to_string(),
+    // serde would read a struct from an array too; every body here is an object.
+    if !value.is_object() {
+        return Err(ApiError::invalid_field("body", "must be a JSON object"));
     }
+    serde_path_to_error::deserialize(value).map_err(|err| {
+        let path = err.path().to_string();
+        let field = if path == "." {
+            "body".to_string()
+        } else {
+            path
+        };
+        ApiError::validation(vec![FieldError::new(field, err.into_inner().to_string())])
+    })
 }
 
 #[rocket::async_trait]

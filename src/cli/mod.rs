@@ -14,7 +14,6 @@ use clap::{Parser, Subcommand};
     version,
     about = "On-premise restaurant operations server"
 )]
-#[command(args_conflicts_with_subcommands = true)]
 struct Cli {
     /// Where registry.db and the tenant files live.
     #[arg(

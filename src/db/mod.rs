@@ -210,8 +210,14 @@ impl Databases {
         let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
         {
             let mut conn = writer.get()?;
-            migrations::migrate(&mut conn, Schema::Tenant)
-                .map_err(|e| ApiError::internal(format!("tenant {id}: {e}")))?;
+            migrations::migrate(&mut conn, Schema::Tenant).map_err(|e| {
+                log::error!("tenant {id}: {e}");
+                ApiError::new(
+                    rocket::http::Status::ServiceUnavailable,
+                    "tenant_unavailable",
+                    format!("the tenant's database cannot be opened: {e}"),
+                )
+            })?;
         }
         let readers = pool_for(
             &path,

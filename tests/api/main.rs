@@ -3,6 +3,7 @@
 mod helpers;
 
 mod auth;
+mod cli;
 mod errors;
 mod menu;
 mod openapi;
@@ -14,4 +15,5 @@ mod queue;
 mod reservations;
 mod sessions;
 mod settings;
+mod sweep;
 mod tables;

@@ -1,1 +1,75 @@
+use serde_json::json;
 
+use brigade::db::migrations::{latest_version, Schema};
+
+use crate::helpers::{test_config, TestApp};
+
+#[test]
+fn orders_payments_and_events_survive_a_restart() {
+    let mut app = TestApp::spawn();
+    let item = app.menu_item(6.0, 5.0);
+    let order = app.order(&item, 2);
+    let id = order["id"].as_str().unwrap().to_string();
+    app.owner
+        .post(
+            &format!("/orders/{id}/payments"),
+            json!({"method": "card", "amount": 5}),
+        )
+        .expect(201);
+    let before = app.owner.get(&format!("/orders/{id}")).expect(200);
+    let events_before = app.outbox(&app.tenant_id);
+    app.restart();
+    // The login token stays valid: the signing key lives in the data dir.
+    let after = app.owner.get(&format!("/orders/{id}")).expect(200);
+    assert_eq!(after, before);
+    assert_eq!(after["paid_amount"], 5.0);
+    assert_eq!(
+        app.owner.get(&format!("/orders/{id}/payments")).expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    assert_eq!(app.outbox(&app.tenant_id), events_before);
+    // Numbering carries on where it stopped.
+    let next = app.order(&item, 1);
+    assert!(next["order_number"].as_str().unwrap().ends_with("-002"));
+}
+
+#[test]
+fn files_from_a_newer_schema_are_refused_untouched() {
+    let app = TestApp::spawn();
+    let dir = app.dir.path().to_path_buf();
+    let path = dir.join("tenants").join(format!("{}.db", app.tenant_id));
+    let newer = (latest_version(Schema::Tenant) + 1) as i64;
+    rusqlite::Connection::open(&path)
+        .unwrap()
+        .pragma_update(None, "user_version", newer)
+        .unwrap();
+    let reopened = brigade::App::open(test_config(&dir)).unwrap();
+    let err = reopened
+        .db
+        .tenant(app.tenant_id.parse().unwrap())
+        .err()
+        .expect("refused");
+    assert_eq!(err.code, "tenant_unavailable");
+    assert!(err.detail.contains("newer version"), "{}", err.detail);
+    let version: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, newer);
+
+    rusqlite::Connection::open(dir.join("registry.db"))
+        .unwrap()
+        .pragma_update(
+            None,
+            "user_version",
+            (latest_version(Schema::Registry) + 1) as i64,
+        )
+        .unwrap();
+    let refused = brigade::App::open(test_config(&dir))
+        .err()
+        .expect("registry refused");
+    assert!(refused.contains("newer version"), "{refused}");
+}

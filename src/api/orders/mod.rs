@@ -1,8 +1,8 @@
 //! Orders: the whole lifecycle from pending to completed or cancelled, items,
 //! payments, and the `order.*` events written with every change.
 
-mod model;
-mod queries;
+pub mod model;
+pub mod queries;
 
 use rocket::{delete, get, patch, post, routes, Route};
 use utoipa::OpenApi;

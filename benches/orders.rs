@@ -1,0 +1,214 @@
+//! Order throughput and latency over HTTP at concurrency 32, against the rate of the
+//! same SQL work done directly with rusqlite on a fresh file in the same run.
+//!
+//! `cargo bench --bench orders`; `BRIGADE_BENCH_SECONDS` sets each phase's length.
+
+mod support;
+
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+use brigade::api::orders::model::{NewLine, NewOrder, OrderType};
+use brigade::api::orders::queries;
+use brigade::api::settings;
+use rusqlite::{Connection, TransactionBehavior};
+use serde_json::{json, Value};
+use support::{load, ms, phase_duration, record, Api};
+
+const CONCURRENCY: usize = 32;
+
+fn main() {
+    let duration = phase_duration();
+    let dir = tempfile::tempdir().unwrap();
+    let server = support::start(support::config(dir.path()));
+    let (tenant, key) = support::tenant(&server.app, "bench");
+    let api = Api::new(&server.base, &tenant, &key);
+    let (_, category) = api.call("POST", "/menu/categories", Some(&json!({"name": "Mains"})));
+    let items: Vec<String> = (0..3)
+        .map(|i| {
+            let body = json!({"name": format!("Dish {i}"), "category_id": category["id"], "price": 12.5, "tax_rate": 8.875,
+                "modifiers": [{"name": "Large", "price": 2}]});
+            api.call("POST", "/menu/items", Some(&body)).1["id"].as_str().unwrap().to_string()
+        })
+        .collect();
+    let order_body = Arc::new(json!({"order_type": "takeaway", "items": [
+        {"menu_item_id": items[0], "quantity": 1},
+        {"menu_item_id": items[1], "quantity": 2, "modifiers": ["Large"]},
+        {"menu_item_id": items[2], "quantity": 1, "notes": "no salt"}
+    ]}));
+
+    println!(
+        "Brigade order benchmark: concurrency {CONCURRENCY}, {:.0} s per phase, {} cores",
+        duration.as_secs_f64(),
+        std::thread::available_parallelism()
+            .map(|n| n.get())
+            .unwrap_or(1)
+    );
+    let clients: Arc<Vec<Api>> = Arc::new(
+        (0..CONCURRENCY)
+            .map(|_| Api::new(&server.base, &tenant, &key))
+            .collect(),
+    );
+    let created: Arc<Mutex<Vec<(String, f64)>>> = Arc::new(Mutex::new(Vec::new()));
+
+    let create = {
+        let (clients, body, created) = (clients.clone(), order_body.clone(), created.clone());
+        load(
+            "create order (3 items)",
+            CONCURRENCY,
+            duration,
+            move |t, _| {
+                let (status, order) = clients[t].call("POST", "/orders", Some(&body));
+                if status == 201 {
+                    created.lock().unwrap().push((
+                        order["id"].as_str().unwrap().to_string(),
+                        order["total_amount"].as_f64().unwrap(),
+                    ));
+                }
+                status == 201
+            },
+        )
+    };
+    let list = {
+        let clients = clients.clone();
+        load("list 50 orders", CONCURRENCY, duration, move |t, _| {
+            clients[t].call("GET", "/orders?limit=50", None).0 == 200
+        })
+    };
+    let ids: Arc<Vec<(String, f64)>> = Arc::new(created.lock().unwrap().clone());
+    let get = {
+        let (clients, ids) = (clients.clone(), ids.clone());
+        load("get order by id", CONCURRENCY, duration, move |t, i| {
+            let (id, _) = &ids[(t * 7919 + i * 31) % ids.len()];
+            clients[t].call("GET", &format!("/orders/{id}"), None).0 == 200
+        })
+    };
+    let pay = {
+        let (clients, ids) = (clients.clone(), ids.clone());
+        // Each thread pays its own slice of the created orders, so none is paid twice.
+        load("pay + complete", CONCURRENCY, duration, move |t, i| {
+            let Some((id, total)) = ids.get(i * CONCURRENCY + t) else {
+                std::thread::sleep(Duration::from_millis(1));
+                return false;
+            };
+            let paid = clients[t]
+                .call(
+                    "POST",
+                    &format!("/orders/{id}/payments"),
+                    Some(&json!({"method": "card", "amount": total})),
+                )
+                .0;
+            let done = clients[t]
+                .call(
+                    "POST",
+                    &format!("/orders/{id}/status"),
+                    Some(&json!({"status": "completed"})),
+                )
+                .0;
+            paid == 201 && done == 200
+        })
+    };
+    drop(server);
+
+    let raw_normal = raw_create_rate(false, duration);
+    let raw_full = raw_create_rate(true, duration);
+    println!();
+    for phase in [&create, &list, &get, &pay] {
+        phase.print();
+    }
+    println!();
+    println!(
+        "baseline: the same order-create SQL directly with rusqlite, one connection, tight loop"
+    );
+    println!("  synchronous=NORMAL {raw_normal:>9.0} tx/s");
+    println!("  synchronous=FULL   {raw_full:>9.0} tx/s");
+    let ratio = create.per_second() / raw_normal;
+    println!();
+    println!("HTTP creates/s ÷ raw transactions/s (NORMAL) = {ratio:.2}   (target ≥ 0.80)");
+    println!(
+        "create p99 = {:.2} ms (target ≤ 15 ms), errors = {} (target 0)",
+        ms(create.percentile(99.0)),
+        create.errors
+    );
+    record(
+        "orders",
+        json!({
+            "concurrency": CONCURRENCY,
+            "phase_seconds": duration.as_secs_f64(),
+            "create": create.json(),
+            "list_50": list.json(),
+            "get": get.json(),
+            "pay_and_complete": pay.json(),
+            "raw_create_tx_per_second": {"synchronous_normal": raw_normal, "synchronous_full": raw_full},
+            "create_to_raw_ratio": ratio,
+        }),
+    );
+}
+
+/// Order creates per second done in-process: the very query functions the HTTP
+/// handler calls, on one connection with the server's PRAGMAs.
+fn raw_create_rate(synchronous_full: bool, duration: Duration) -> f64 {
+    let dir = tempfile::tempdir().unwrap();
+    let app = brigade::App::open({
+        let mut config = support::config(dir.path());
+        config.synchronous_full = synchronous_full;
+        config
+    })
+    .unwrap();
+    let (tenant, _) = support::tenant(&app, "raw");
+    let tenant: uuid::Uuid = tenant.parse().unwrap();
+    drop(app);
+    let path = dir.path().join("tenants").join(format!("{tenant}.db"));
+    let mut conn = Connection::open(&path).unwrap();
+    conn.execute_batch(&format!(
+        "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; PRAGMA synchronous={};",
+        if synchronous_full { "FULL" } else { "NORMAL" }
+    ))
+    .unwrap();
+    let now = brigade::time::now_rfc3339();
+    conn.execute("INSERT INTO menu_categories (id, name, created_at, updated_at) VALUES ('c', 'Mains', ?1, ?1)", [&now]).unwrap();
+    let ids: Vec<String> = (0..3)
+        .map(|i| {
+            let id = uuid::Uuid::now_v7().to_string();
+            conn.execute(
+                "INSERT INTO menu_items (id, category_id, name, price, tax_rate, modifiers, created_at, updated_at) \
+                 VALUES (?1, 'c', ?2, 1250, 8875, '[{\"name\":\"Large\",\"price\":200}]', ?3, ?3)",
+                rusqlite::params![id, format!("Dish {i}"), now],
+            )
+            .unwrap();
+            id
+        })
+        .collect();
+    let line = |id: &str, quantity, modifiers: Option<Vec<String>>| NewLine {
+        menu_item_id: id.to_string(),
+        quantity,
+        modifiers,
+        notes: None,
+    };
+    let order = NewOrder {
+        order_type: OrderType::Takeaway,
+        table_id: None,
+        customer: None,
+        notes: None,
+        items: vec![
+            line(&ids[0], 1, None),
+            line(&ids[1], 2, Some(vec!["Large".into()])),
+            line(&ids[2], 1, None),
+        ],
+    };
+    let started = Instant::now();
+    let mut count = 0u64;
+    while started.elapsed() < duration {
+        let tx = conn
+            .transaction_with_behavior(TransactionBehavior::Immediate)
+            .unwrap();
+        let settings = settings::load(&tx).unwrap();
+        let row = queries::create_order(&tx, tenant, "bench", &settings, &order).unwrap();
+        let _: Value =
+            serde_json::to_value(queries::order_json(&tx, &row, settings.exponent()).unwrap())
+                .unwrap();
+        tx.commit().unwrap();
+        count += 1;
+    }
+    count as f64 / started.elapsed().as_secs_f64()
+}

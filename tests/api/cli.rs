@@ -1,0 +1,347 @@
+//! The `brigade` binary as an installer and a first-time user run it.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use serde_json::json;
+
+use crate::helpers::{Client, Res};
+
+fn brigade(data_dir: &Path, args: &[&str]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_brigade"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(args)
+        .env_remove("BRIGADE_DATA_DIR")
+        .output()
+        .expect("brigade runs")
+}
+
+fn stdout(output: &std::process::Output) -> String {
+    assert!(
+        output.status.success(),
+        "failed: {}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8_lossy(&output.stdout).trim().to_string()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A `brigade serve` child process, killed when dropped.
+struct Server {
+    child: Child,
+    base: String,
+    output: Vec<String>,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Starts the server and collects what it prints until the API answers.
+fn serve(data_dir: &Path) -> Server {
+    let port = free_port();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
+        .arg("--data-dir")
+        .arg(data_dir)
+        .args(["--address", "127.0.0.1", "--port", &port.to_string()])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("brigade serve starts");
+    let lines = BufReader::new(child.stdout.take().unwrap());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for line in lines.lines().map_while(Result::ok) {
+            let _ = tx.send(line);
+        }
+    });
+    let base = format!("http://127.0.0.1:{port}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    let anon = Client::anonymous(&base);
+    loop {
+        let url = format!("{base}/api/v1/openapi.json");
+        if crate::helpers::agent().get(&url).call().is_ok() {
+            break;
+        }
+        assert!(Instant::now() < deadline, "the server did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    drop(anon);
+    // The banner is printed before the listener opens, so it is all there now.
+    let output = rx.try_iter().collect();
+    Server {
+        child,
+        base,
+        output,
+    }
+}
+
+fn value_after(lines: &[String], label: &str) -> String {
+    lines
+        .iter()
+        .find_map(|l| l.trim().strip_prefix(label))
+        .unwrap_or_else(|| panic!("{label} not printed in {lines:?}"))
+        .trim()
+        .to_string()
+}
+
+fn login(base: &str, tenant: &str, email: &str, password: &str) -> Client {
+    let res: Res =
+        Client::anonymous(base).post("/auth/login", json!({"email": email, "password": password}));
+    let body = res.expect(200);
+    Client {
+        token: Some(body["access_token"].as_str().unwrap().to_string()),
+        ..Client::anonymous(base).with_tenant(tenant)
+    }
+}
+
+#[test]
+fn first_start_seeds_the_demo_tenant_and_prints_its_login_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let server = serve(dir.path());
+    let tenant = value_after(&server.output, "Tenant id (X-Tenant-ID):");
+    let email = value_after(&server.output, "Owner login:");
+    let password = value_after(&server.output, "Password:");
+    assert!(
+        server.output.iter().any(|l| l.contains("/api/v1")),
+        "{:?}",
+        server.output
+    );
+    let owner = login(&server.base, &tenant, &email, &password);
+    assert_eq!(owner.get("/auth/me").expect(200)["tenant"]["slug"], "demo");
+    let items = owner.get("/menu/items?limit=200").expect(200);
+    let items = items["data"].as_array().unwrap();
+    assert!(items.len() >= 15, "{} items", items.len());
+    assert!(
+        items
+            .iter()
+            .filter(|i| !i["modifiers"].as_array().unwrap().is_empty())
+            .count()
+            >= 8
+    );
+    assert!(
+        owner.get("/menu/categories").expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 3
+    );
+    let tenant_file = dir.path().join("tenants").join(format!("{tenant}.db"));
+    let conn = rusqlite::Connection::open(&tenant_file).unwrap();
+    let floors: i64 = conn
+        .query_row("SELECT COUNT(*) FROM floors", [], |r| r.get(0))
+        .unwrap();
+    let tables: i64 = conn
+        .query_row("SELECT COUNT(*) FROM tables", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(floors, 2);
+    assert!(tables >= 8);
+    // The demo can take an order end to end.
+    let item = items[0]["id"].as_str().unwrap();
+    let order = owner
+        .post(
+            "/orders",
+            json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]}),
+        )
+        .expect(201);
+    assert!(order["total_amount"].as_f64().unwrap() > 0.0);
+    drop(server);
+
+    let again = serve(dir.path());
+    assert!(
+        !again.output.iter().any(|l| l.contains("Password")),
+        "{:?}",
+        again.output
+    );
+    let owner = login(&again.base, &tenant, &email, &password);
+    assert_eq!(
+        owner.get("/orders").expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn no_demo_starts_empty() {
+    let dir = tempfile::tempdir().unwrap();
+    let output = brigade(dir.path(), &["tenant", "list"]);
+    assert_eq!(stdout(&output).lines().count(), 1, "only the header");
+    let port = free_port().to_string();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
+        .arg("--data-dir")
+        .arg(dir.path())
+        .args([
+            "serve",
+            "--no-demo",
+            "--address",
+            "127.0.0.1",
+            "--port",
+            &port,
+        ])
+        .stdout(Stdio::null())
+        .spawn()
+        .unwrap();
+    let url = format!("http://127.0.0.1:{port}/api/v1/openapi.json");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while crate::helpers::agent().get(&url).call().is_err() {
+        assert!(Instant::now() < deadline, "the server did not come up");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    assert_eq!(
+        stdout(&brigade(dir.path(), &["tenant", "list"]))
+            .lines()
+            .count(),
+        1
+    );
+}
+
+#[test]
+fn setup_commands_create_a_tenant_a_user_and_an_api_key() {
+    let dir = tempfile::tempdir().unwrap();
+    let tenant = stdout(&brigade(
+        dir.path(),
+        &[
+            "tenant",
+            "create",
+            "--name",
+            "Chez Nous",
+            "--slug",
+            "chez-nous",
+            "--currency",
+            "EUR",
+            "--timezone",
+            "Europe/Paris",
+        ],
+    ));
+    assert!(tenant.parse::<uuid::Uuid>().is_ok(), "{tenant}");
+    let list = stdout(&brigade(dir.path(), &["tenant", "list"]));
+    assert!(list.contains("chez-nous") && list.contains(&tenant) && list.contains("Chez Nous"));
+    stdout(&brigade(
+        dir.path(),
+        &[
+            "user",
+            "create",
+            "--tenant",
+            "chez-nous",
+            "--email",
+            "Chef@Chez.example",
+            "--name",
+            "Chef",
+            "--role",
+            "manager",
+            "--password",
+            "s3cret-pass",
+        ],
+    ));
+    let key = stdout(&brigade(
+        dir.path(),
+        &[
+            "api-key", "create", "--tenant", &tenant, "--name", "POS 1", "--role", "cashier",
+        ],
+    ));
+    assert!(key.starts_with("brk_"));
+
+    let duplicate = brigade(
+        dir.path(),
+        &["tenant", "create", "--name", "Again", "--slug", "chez-nous"],
+    );
+    assert!(!duplicate.status.success());
+    assert!(String::from_utf8_lossy(&duplicate.stderr).contains("already exists"));
+    for bad in [
+        vec!["tenant", "create", "--name", "X", "--slug", "Bad Slug"],
+        vec![
+            "tenant",
+            "create",
+            "--name",
+            "X",
+            "--slug",
+            "ok",
+            "--timezone",
+            "Mars/Base",
+        ],
+        vec![
+            "user",
+            "create",
+            "--tenant",
+            "nowhere",
+            "--email",
+            "a@b.example",
+            "--name",
+            "A",
+            "--role",
+            "owner",
+            "--password",
+            "longenough",
+        ],
+        vec![
+            "user",
+            "create",
+            "--tenant",
+            "chez-nous",
+            "--email",
+            "a@b.example",
+            "--name",
+            "A",
+            "--role",
+            "owner",
+            "--password",
+            "short",
+        ],
+        vec![
+            "user",
+            "create",
+            "--tenant",
+            "chez-nous",
+            "--email",
+            "a@b.example",
+            "--name",
+            "A",
+            "--role",
+            "chef",
+            "--password",
+            "longenough",
+        ],
+    ] {
+        assert!(
+            !brigade(dir.path(), &bad).status.success(),
+            "{bad:?} should fail"
+        );
+    }
+
+    let server = serve(dir.path());
+    let manager = login(&server.base, &tenant, "chef@chez.example", "s3cret-pass");
+    assert_eq!(manager.get("/auth/me").expect(200)["role"], "manager");
+    let pos = Client {
+        token: Some(key),
+        ..Client::anonymous(&server.base).with_tenant(&tenant)
+    };
+    assert_eq!(pos.get("/auth/me").expect(200)["role"], "cashier");
+    // EUR has cents; the time zone is the tenant's own.
+    let category = manager
+        .post("/menu/categories", json!({"name": "Plats"}))
+        .expect(201);
+    let item = manager
+        .post(
+            "/menu/items",
+            json!({"name": "Steak", "category_id": category["id"], "price": 21.5}),
+        )
+        .expect(201);
+    assert_eq!(item["price"], 21.5);
+}

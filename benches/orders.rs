@@ -188,6 +188,7 @@ fn raw_create_rate(synchronous_full: bool, duration: Duration) -> f64 {
     let order = NewOrder {
         order_type: OrderType::Takeaway,
         table_id: None,
+        session_id: None,
         customer: None,
         notes: None,
         items: vec![

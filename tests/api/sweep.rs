@@ -168,6 +168,36 @@ fn no_bad_input_reaches_a_5xx_or_changes_any_data() {
         .as_str()
         .unwrap()
         .to_string();
+    // The dining room: a floor, a table with a party at it, a ticket, a reservation.
+    let (floor, tables) = app.floor_with_tables(&[4, 4]);
+    app.open_for_bookings(20, 8);
+    let session = app
+        .owner
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[0]], "party_size": 2}),
+        )
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ticket = app
+        .owner
+        .post("/queue", json!({"name": "Sweep", "party_size": 2}))
+        .expect(201);
+    let ticket_token = ticket["tracking_token"].as_str().unwrap().to_string();
+    let ticket = ticket["id"].as_str().unwrap().to_string();
+    let (_, starts_at) = crate::helpers::next_week_at_seven();
+    let reservation = app
+        .owner
+        .post(
+            "/reservations",
+            json!({"name": "Sweep", "phone": "1", "party_size": 2, "starts_at": starts_at}),
+        )
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
     let (_, other) = app.second_tenant("other-place");
     let foreign_item = app.menu_item_for(&other, 1.0, 0.0);
 
@@ -185,6 +215,13 @@ fn no_bad_input_reaches_a_5xx_or_changes_any_data() {
             (_, p) if p.starts_with("/api/v1/orders") => order_id.clone(),
             (_, p) if p.starts_with("/api/v1/menu/items") => item.clone(),
             (_, p) if p.starts_with("/api/v1/menu/categories") => category.clone(),
+            ("tenant_slug", _) => "test-bistro".to_string(),
+            ("ticket_token", _) => ticket_token.clone(),
+            (_, p) if p.starts_with("/api/v1/floors") => floor.clone(),
+            (_, p) if p.starts_with("/api/v1/tables") => tables[1].clone(),
+            (_, p) if p.starts_with("/api/v1/sessions") => session.clone(),
+            (_, p) if p.starts_with("/api/v1/queue") => ticket.clone(),
+            (_, p) if p.starts_with("/api/v1/reservations") => reservation.clone(),
             _ => uuid::Uuid::now_v7().to_string(),
         }
     };

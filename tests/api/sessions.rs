@@ -316,3 +316,22 @@ fn kitchen_and_cashiers_may_not_seat_guests() {
         .expect_problem(403, "permission_denied");
     app.user(Role::Host).post("/sessions", body).expect(201);
 }
+
+#[test]
+fn a_repeated_open_with_the_same_idempotency_key_opens_one_session() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[4]);
+    let body = json!({"table_ids": [tables[0]], "party_size": 2});
+    let key = [("Idempotency-Key", "tap-1")];
+    let first = app
+        .owner
+        .send("POST", "/sessions", body.clone(), &key)
+        .expect(201);
+    let again = app.owner.send("POST", "/sessions", body, &key);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    assert_eq!(again.expect(201)["id"], first["id"]);
+    assert_eq!(
+        event_names(&app.outbox(&app.tenant_id), &["session."]),
+        ["session.created"]
+    );
+}

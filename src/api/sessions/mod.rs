@@ -11,6 +11,7 @@ use rocket::{get, post, routes, Route};
 use utoipa::OpenApi;
 
 use crate::api::body::JsonBody;
+use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::validate::path_id;
@@ -67,23 +68,29 @@ async fn list_sessions(
 }
 
 /// Seat a party at free tables, optionally from a queue ticket or a reservation.
-#[utoipa::path(tag = "Sessions", request_body = NewSession, responses(
-    (status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied"),
+#[utoipa::path(tag = "Sessions", request_body = NewSession,
+    params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
+    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied"),
     (status = 422, body = Problem)))]
 #[post("/sessions", data = "<body>")]
-async fn create_session(caller: Caller, body: JsonBody<NewSession>) -> Result<Reply, ApiError> {
+async fn create_session(
+    caller: Caller,
+    key: IdempotencyKey,
+    body: JsonBody<NewSession>,
+) -> Result<Reply, ApiError> {
     caller.require(Permission::SessionsWrite)?;
     run_blocking(move || {
         caller.tenant.write(|tx| {
-            let body = body.value;
-            let seating = Seating {
-                table_ids: &body.table_ids,
-                party_size: body.party_size,
-                queue_ticket_id: body.queue_ticket_id,
-                reservation_id: body.reservation_id,
-                opened_by: &caller.actor(),
-            };
-            Reply::created(open_session(tx, caller.tenant_id(), seating)?)
+            key.run(tx, &caller.actor(), &body.raw, |tx| {
+                let seating = Seating {
+                    table_ids: &body.table_ids,
+                    party_size: body.party_size,
+                    queue_ticket_id: body.queue_ticket_id.clone(),
+                    reservation_id: body.reservation_id.clone(),
+                    opened_by: &caller.actor(),
+                };
+                Reply::created(open_session(tx, caller.tenant_id(), seating)?)
+            })
         })
     })
     .await

@@ -372,10 +372,11 @@ pub fn seatmap(
         for table in list_tables(conn, Some(&floor.id))? {
             let session = seated_session(conn, &table.id, settings.exponent())?;
             let reservation = upcoming_reservation(conn, &table.id, now, settings)?;
-            let state = if !table.active {
-                TableState::OutOfService
-            } else if session.is_some() {
+            // A party still seated at a table taken out of service is still there.
+            let state = if session.is_some() {
                 TableState::Occupied
+            } else if !table.active {
+                TableState::OutOfService
             } else if reservation.is_some() {
                 TableState::ReservedSoon
             } else {

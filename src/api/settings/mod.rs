@@ -7,8 +7,9 @@ mod queries;
 pub use model::TenantSettings;
 pub use queries::load;
 
-use rocket::{get, patch, routes, Route, State};
 use std::sync::Arc;
+
+use rocket::{get, patch, routes, Route, State};
 use utoipa::OpenApi;
 
 use crate::api::body::JsonBody;

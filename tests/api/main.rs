@@ -10,4 +10,5 @@ mod openapi;
 mod orders;
 mod payments;
 mod persistence;
+mod process;
 mod sweep;

@@ -25,6 +25,10 @@ pub type SqlitePool = Pool<SqliteConnectionManager>;
 
 const READERS_PER_TENANT: u32 = 4;
 const IDLE_CLOSE_AFTER: Duration = Duration::from_secs(60);
+/// Tenants whose connections stay open at once; the least recently used beyond
+/// this are closed (and reopened in a few milliseconds when next needed), so
+/// memory stays bounded however many tenants a box serves.
+pub const MAX_OPEN_TENANTS: usize = 64;
 
 /// A tenant as the registry knows it.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
@@ -73,7 +77,13 @@ pub struct Databases {
     registry: SqlitePool,
     maintenance: Arc<ScheduledThreadPool>,
     tenants: RwLock<HashMap<Uuid, TenantInfo>>,
-    open: Mutex<HashMap<Uuid, Arc<TenantDb>>>,
+    open: Mutex<HashMap<Uuid, OpenTenant>>,
+    uses: std::sync::atomic::AtomicU64,
+}
+
+struct OpenTenant {
+    db: Arc<TenantDb>,
+    last_used: u64,
 }
 
 fn pool_for(
@@ -130,6 +140,7 @@ impl Databases {
             maintenance,
             tenants: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
+            uses: std::sync::atomic::AtomicU64::new(0),
         };
         dbs.load_tenants()?;
         Ok(dbs)
@@ -203,8 +214,13 @@ impl Databases {
             .open
             .lock()
             .map_err(|_| ApiError::internal("tenant map poisoned"))?;
-        if let Some(db) = open.get(&id) {
-            return Ok(db.clone());
+        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        if let Some(entry) = open.get_mut(&id) {
+            entry.last_used = now;
+            return Ok(entry.db.clone());
+        }
+        if open.len() >= MAX_OPEN_TENANTS {
+            close_least_recently_used(&mut open);
         }
         let path = self.tenant_path(id);
         let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
@@ -230,8 +246,19 @@ impl Databases {
             writer,
             readers,
         });
-        open.insert(id, db.clone());
+        open.insert(
+            id,
+            OpenTenant {
+                db: db.clone(),
+                last_used: now,
+            },
+        );
         Ok(db)
+    }
+
+    /// How many tenants have their pools open now.
+    pub fn open_tenants(&self) -> usize {
+        self.open.lock().map(|open| open.len()).unwrap_or(0)
     }
 
     /// Registers a tenant and creates its file with the newest schema.
@@ -299,6 +326,19 @@ impl Databases {
             [name],
             |r| r.get(0),
         )?)
+    }
+}
+
+/// Drops the pools of the least recently used tenant that no request holds; its
+/// connections close with them.
+fn close_least_recently_used(open: &mut HashMap<Uuid, OpenTenant>) {
+    let idle = open
+        .iter()
+        .filter(|(_, entry)| Arc::strong_count(&entry.db) == 1)
+        .min_by_key(|(_, entry)| entry.last_used)
+        .map(|(id, _)| *id);
+    if let Some(id) = idle {
+        open.remove(&id);
     }
 }
 

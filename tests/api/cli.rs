@@ -1,93 +1,9 @@
 //! The `brigade` binary as an installer and a first-time user run it.
 
-use std::io::{BufRead, BufReader};
-use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
-
 use serde_json::json;
 
 use crate::helpers::{Client, Res};
-
-fn brigade(data_dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_brigade"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(args)
-        .env_remove("BRIGADE_DATA_DIR")
-        .output()
-        .expect("brigade runs")
-}
-
-fn stdout(output: &std::process::Output) -> String {
-    assert!(
-        output.status.success(),
-        "failed: {}",
-        String::from_utf8_lossy(&output.stderr)
-    );
-    String::from_utf8_lossy(&output.stdout).trim().to_string()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-/// A `brigade serve` child process, killed when dropped.
-struct Server {
-    child: Child,
-    base: String,
-    output: Vec<String>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Starts the server and collects what it prints until the API answers.
-fn serve(data_dir: &Path) -> Server {
-    let port = free_port();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
-        .arg("--data-dir")
-        .arg(data_dir)
-        .args(["--address", "127.0.0.1", "--port", &port.to_string()])
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("brigade serve starts");
-    let lines = BufReader::new(child.stdout.take().unwrap());
-    let (tx, rx) = std::sync::mpsc::channel();
-    std::thread::spawn(move || {
-        for line in lines.lines().map_while(Result::ok) {
-            let _ = tx.send(line);
-        }
-    });
-    let base = format!("http://127.0.0.1:{port}");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let anon = Client::anonymous(&base);
-    loop {
-        let url = format!("{base}/api/v1/openapi.json");
-        if crate::helpers::agent().get(&url).call().is_ok() {
-            break;
-        }
-        assert!(Instant::now() < deadline, "the server did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    drop(anon);
-    // The banner is printed before the listener opens, so it is all there now.
-    let output = rx.try_iter().collect();
-    Server {
-        child,
-        base,
-        output,
-    }
-}
+use crate::process::{brigade, serve, serve_no_demo, stdout};
 
 fn value_after(lines: &[String], label: &str) -> String {
     lines
@@ -181,29 +97,13 @@ fn no_demo_starts_empty() {
     let dir = tempfile::tempdir().unwrap();
     let output = brigade(dir.path(), &["tenant", "list"]);
     assert_eq!(stdout(&output).lines().count(), 1, "only the header");
-    let port = free_port().to_string();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
-        .arg("--data-dir")
-        .arg(dir.path())
-        .args([
-            "serve",
-            "--no-demo",
-            "--address",
-            "127.0.0.1",
-            "--port",
-            &port,
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap();
-    let url = format!("http://127.0.0.1:{port}/api/v1/openapi.json");
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while crate::helpers::agent().get(&url).call().is_err() {
-        assert!(Instant::now() < deadline, "the server did not come up");
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let _ = child.kill();
-    let _ = child.wait();
+    let server = serve_no_demo(dir.path());
+    assert!(
+        !server.output.iter().any(|l| l.contains("demo")),
+        "{:?}",
+        server.output
+    );
+    drop(server);
     assert_eq!(
         stdout(&brigade(dir.path(), &["tenant", "list"]))
             .lines()

@@ -10,6 +10,7 @@ mod openapi;
 mod orders;
 mod payments;
 mod persistence;
+mod process;
 mod public;
 mod queue;
 mod reservations;

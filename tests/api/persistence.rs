@@ -73,3 +73,23 @@ fn files_from_a_newer_schema_are_refused_untouched() {
         .expect("registry refused");
     assert!(refused.contains("newer version"), "{refused}");
 }
+
+#[test]
+fn open_tenants_stay_bounded_and_closed_ones_reopen_intact() {
+    // Each tenant's owner logs in from this one address.
+    let app = TestApp::spawn_with(|c| c.login_attempts_per_minute = 1000);
+    let item = app.menu_item(2.0, 0.0);
+    let order = app.order(&item, 1)["id"].as_str().unwrap().to_string();
+    let limit = brigade::db::MAX_OPEN_TENANTS;
+    for i in 0..limit + 6 {
+        let (_, owner) = app.second_tenant(&format!("busy-{i}"));
+        owner.get("/orders").expect(200);
+        assert!(app.app().db.open_tenants() <= limit);
+    }
+    assert_eq!(app.app().db.open_tenants(), limit);
+    // The first tenant was closed long ago; it reopens with everything in place.
+    assert_eq!(
+        app.owner.get(&format!("/orders/{order}")).expect(200)["total_amount"],
+        2.0
+    );
+}

@@ -162,12 +162,16 @@ fn public_bookings_follow_auto_confirm_and_the_slot_rules() {
 fn public_routes_are_rate_limited_per_client_address() {
     let app = TestApp::spawn_with(|config| config.public_requests_per_minute = 3);
     let guest = Client::anonymous(&app.base);
-    for _ in 0..3 {
+    for _ in 0..2 {
         guest
             .get("/public/test-bistro/queue/unknown")
             .expect_problem(404, "not_found");
     }
-    let limited = guest.get("/public/test-bistro/queue/unknown");
+    // A broken body counts too: the allowance is checked before the body is read.
+    guest
+        .post_raw("/public/test-bistro/reservations", "application/json", b"{")
+        .expect_problem(400, "malformed_json");
+    let limited = guest.get("/public/no-such-place/availability?date=2030-01-01&party_size=2");
     assert!(limited.header("retry-after").is_some());
     limited.expect_problem(429, "rate_limited");
 }

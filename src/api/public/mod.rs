@@ -9,6 +9,7 @@ use std::sync::Arc;
 use chrono::Utc;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
+use rocket::request::{FromRequest, Outcome, Request};
 use rocket::{get, post, routes, Route, State};
 use utoipa::OpenApi;
 
@@ -17,7 +18,7 @@ use crate::api::reply::Reply;
 use crate::api::reservations::{self, Availability, BookingReceipt, CustomerBooking, Party};
 use crate::api::{queue, settings};
 use crate::db::{run_blocking, TenantDb};
-use crate::error::{ApiError, Problem};
+use crate::error::{remember_failure, ApiError, Problem};
 use crate::App;
 
 pub fn routes() -> Vec<Route> {
@@ -50,9 +51,31 @@ impl PublicLimiter {
     }
 }
 
-/// Checks the caller's allowance, then finds the tenant by slug (404 when unknown).
-fn tenant(app: &App, address: Option<IpAddr>, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
-    app.public_limiter.check(address)?;
+/// A request within its client address's allowance. As a guard it runs before the
+/// body is read, so malformed requests count too.
+pub struct WithinLimit;
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for WithinLimit {
+    type Error = ApiError;
+
+    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, Self::Error> {
+        let checked = match req.rocket().state::<Arc<App>>() {
+            Some(app) => app.public_limiter.check(req.client_ip()),
+            None => Err(ApiError::internal("app state missing")),
+        };
+        match checked {
+            Ok(()) => Outcome::Success(WithinLimit),
+            Err(err) => {
+                remember_failure(req, &err);
+                Outcome::Error((err.status, err))
+            }
+        }
+    }
+}
+
+/// The tenant named by the slug (404 when unknown).
+fn tenant(app: &App, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
     let info = app
         .db
         .tenant_by_slug(slug)
@@ -66,11 +89,11 @@ fn tenant(app: &App, address: Option<IpAddr>, slug: &str) -> Result<Arc<TenantDb
 #[get("/public/<tenant_slug>/queue/<ticket_token>")]
 async fn track_ticket(
     app: &State<Arc<App>>,
-    address: Option<IpAddr>,
+    _limit: WithinLimit,
     tenant_slug: &str,
     ticket_token: &str,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, address, tenant_slug)?;
+    let db = tenant(app, tenant_slug)?;
     let token = ticket_token.to_string();
     run_blocking(move || db.read(|conn| Reply::ok(queue::public_ticket(conn, &token, Utc::now())?)))
         .await
@@ -83,12 +106,12 @@ async fn track_ticket(
 #[get("/public/<tenant_slug>/availability?<date>&<party_size>")]
 async fn public_availability(
     app: &State<Arc<App>>,
-    address: Option<IpAddr>,
+    _limit: WithinLimit,
     tenant_slug: &str,
     date: Option<&str>,
     party_size: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, address, tenant_slug)?;
+    let db = tenant(app, tenant_slug)?;
     let (date, party_size) = reservations::availability_query(date, party_size)?;
     run_blocking(move || {
         db.read(|conn| {
@@ -113,11 +136,11 @@ async fn public_availability(
 #[post("/public/<tenant_slug>/reservations", data = "<body>")]
 async fn book(
     app: &State<Arc<App>>,
-    address: Option<IpAddr>,
+    _limit: WithinLimit,
     tenant_slug: &str,
     body: JsonBody<CustomerBooking>,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, address, tenant_slug)?;
+    let db = tenant(app, tenant_slug)?;
     let tenant_id = db.info.id;
     let booking = reservations::NewReservation::from(body.value);
     let reply = run_blocking(move || {

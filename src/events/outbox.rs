@@ -39,9 +39,9 @@ pub fn enqueue(
         data,
     })
     .map_err(ApiError::internal)?;
-    tx.execute(
+    tx.prepare_cached(
         "INSERT INTO outbox (event_id, event, created_at, body) VALUES (?1, ?2, ?3, ?4)",
-        params![id, event, created_at, body],
-    )?;
+    )?
+    .execute(params![id, event, created_at, body])?;
     Ok(id)
 }

@@ -34,13 +34,10 @@ pub fn list_categories(
 }
 
 pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
-    conn.query_row(
-        &format!(
-            "SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE id = ?1 AND archived_at IS NULL"
-        ),
-        [id],
-        category_from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {CATEGORY_COLUMNS} FROM menu_categories WHERE id = ?1 AND archived_at IS NULL"
+    ))?
+    .query_row([id], category_from_row)
     .optional()?
     .ok_or_else(|| ApiError::not_found("menu category"))
 }
@@ -48,39 +45,42 @@ pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
 pub fn insert_category(conn: &Connection, name: &str, position: i64) -> Result<Category, ApiError> {
     let id = Uuid::now_v7().to_string();
     let now = now_rfc3339();
-    conn.execute(
-        "INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-        params![id, name, position, now],
+    conn.prepare_cached("INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)")?.execute(params![id, name, position, now],
     )?;
     get_category(conn, &id)
 }
 
 pub fn update_category(conn: &Connection, category: &Category) -> Result<Category, ApiError> {
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE menu_categories SET name = ?2, position = ?3, updated_at = ?4 WHERE id = ?1",
-        params![category.id, category.name, category.position, now_rfc3339()],
-    )?;
+    )?
+    .execute(params![
+        category.id,
+        category.name,
+        category.position,
+        now_rfc3339()
+    ])?;
     get_category(conn, &category.id)
 }
 
 /// Archives an empty category; one that still holds live items is refused.
 pub fn archive_category(conn: &Connection, id: &str) -> Result<(), ApiError> {
     get_category(conn, id)?;
-    let items: i64 = conn.query_row(
-        "SELECT COUNT(*) FROM menu_items WHERE category_id = ?1 AND archived_at IS NULL",
-        [id],
-        |r| r.get(0),
-    )?;
+    let items: i64 = conn
+        .prepare_cached(
+            "SELECT COUNT(*) FROM menu_items WHERE category_id = ?1 AND archived_at IS NULL",
+        )?
+        .query_row([id], |r| r.get(0))?;
     if items > 0 {
         return Err(ApiError::conflict(
             "category_not_empty",
             format!("the category still has {items} items; move or delete them first"),
         ));
     }
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE menu_categories SET archived_at = ?2, updated_at = ?2 WHERE id = ?1",
-        params![id, now_rfc3339()],
-    )?;
+    )?
+    .execute(params![id, now_rfc3339()])?;
     Ok(())
 }
 
@@ -162,21 +162,20 @@ pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredIt
 
 /// An item by id, including archived ones (past orders still point at them).
 pub fn get_item(conn: &Connection, id: &str) -> Result<StoredItem, ApiError> {
-    conn.query_row(
-        &format!("SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"),
-        [id],
-        item_from_row,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"
+    ))?
+    .query_row([id], item_from_row)
     .optional()?
     .ok_or_else(|| ApiError::not_found("menu item"))
 }
 
 fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError> {
-    let live: bool = conn.query_row(
-        "SELECT EXISTS (SELECT 1 FROM menu_categories WHERE id = ?1 AND archived_at IS NULL)",
-        [category_id],
-        |r| r.get(0),
-    )?;
+    let live: bool = conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM menu_categories WHERE id = ?1 AND archived_at IS NULL)",
+        )?
+        .query_row([category_id], |r| r.get(0))?;
     if live {
         Ok(())
     } else {
@@ -194,23 +193,23 @@ fn modifiers_json(fields: &ItemFields) -> Result<String, ApiError> {
 pub fn insert_item(conn: &Connection, fields: &ItemFields) -> Result<StoredItem, ApiError> {
     ensure_category(conn, &fields.category_id)?;
     let id = Uuid::now_v7().to_string();
-    conn.execute(
+    conn.prepare_cached(
         "INSERT INTO menu_items (id, category_id, name, description, price, tax_rate, available, \
          kitchen_station, modifiers, created_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
-        params![
-            id,
-            fields.category_id,
-            fields.name,
-            fields.description,
-            fields.price,
-            fields.tax_rate,
-            fields.available,
-            fields.kitchen_station,
-            modifiers_json(fields)?,
-            now_rfc3339()
-        ],
-    )?;
+    )?
+    .execute(params![
+        id,
+        fields.category_id,
+        fields.name,
+        fields.description,
+        fields.price,
+        fields.tax_rate,
+        fields.available,
+        fields.kitchen_station,
+        modifiers_json(fields)?,
+        now_rfc3339()
+    ])?;
     get_item(conn, &id)
 }
 
@@ -220,10 +219,8 @@ pub fn update_item(
     fields: &ItemFields,
 ) -> Result<StoredItem, ApiError> {
     ensure_category(conn, &fields.category_id)?;
-    conn.execute(
-        "UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
-         available = ?7, kitchen_station = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1",
-        params![
+    conn.prepare_cached("UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
+         available = ?7, kitchen_station = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1")?.execute(params![
             id,
             fields.category_id,
             fields.name,
@@ -244,9 +241,9 @@ pub fn archive_item(conn: &Connection, id: &str) -> Result<(), ApiError> {
     if item.archived_at.is_some() {
         return Err(ApiError::not_found("menu item"));
     }
-    conn.execute(
+    conn.prepare_cached(
         "UPDATE menu_items SET archived_at = ?2, available = 0, updated_at = ?2 WHERE id = ?1",
-        params![id, now_rfc3339()],
-    )?;
+    )?
+    .execute(params![id, now_rfc3339()])?;
     Ok(())
 }

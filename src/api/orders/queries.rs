@@ -79,13 +79,10 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
 }
 
 pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
-    conn.query_row(
-        &format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"),
-        [id],
-        order_from_row,
-    )
-    .optional()?
-    .ok_or_else(|| ApiError::not_found("order"))
+    conn.prepare_cached(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"))?
+        .query_row([id], order_from_row)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("order"))
 }
 
 fn lines_of(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<OrderLine>, ApiError> {
@@ -199,13 +196,10 @@ pub fn list_orders(
 
 /// The table's name for a dine-in order, or the field error.
 fn table_name(conn: &Connection, table_id: &str) -> Result<String, ApiError> {
-    conn.query_row(
-        "SELECT name FROM tables WHERE id = ?1 AND active = 1",
-        [table_id],
-        |r| r.get(0),
-    )
-    .optional()?
-    .ok_or_else(|| ApiError::invalid_field("table_id", "no such table"))
+    conn.prepare_cached("SELECT name FROM tables WHERE id = ?1 AND active = 1")?
+        .query_row([table_id], |r| r.get(0))
+        .optional()?
+        .ok_or_else(|| ApiError::invalid_field("table_id", "no such table"))
 }
 
 /// Resolves requested lines against the menu; every problem is reported at once.
@@ -261,10 +255,8 @@ fn next_order_number(
 ) -> Result<(String, String), ApiError> {
     let date = settings.business_date(Utc::now());
     let business_date = date.format("%Y-%m-%d").to_string();
-    let number: i64 = tx.query_row(
-        "INSERT INTO order_number_sequences (business_date, last_number) VALUES (?1, 1) \
-         ON CONFLICT (business_date) DO UPDATE SET last_number = last_number + 1 RETURNING last_number",
-        [&business_date],
+    let number: i64 = tx.prepare_cached("INSERT INTO order_number_sequences (business_date, last_number) VALUES (?1, 1) \
+         ON CONFLICT (business_date) DO UPDATE SET last_number = last_number + 1 RETURNING last_number")?.query_row([&business_date],
         |r| r.get(0),
     )?;
     Ok((
@@ -295,10 +287,8 @@ fn touch(
             "the change would bring the total below what has already been paid",
         ));
     }
-    tx.execute(
-        "UPDATE orders SET subtotal = ?2, tax_amount = ?3, total_amount = ?4, version = version + 1, \
-         updated_at = ?5 WHERE id = ?1",
-        params![order_id, subtotal, tax, total, now_rfc3339()],
+    tx.prepare_cached("UPDATE orders SET subtotal = ?2, tax_amount = ?3, total_amount = ?4, version = version + 1, \
+         updated_at = ?5 WHERE id = ?1")?.execute(params![order_id, subtotal, tax, total, now_rfc3339()],
     )?;
     let row = find_order(tx, order_id)?;
     let exponent = crate::api::settings::load(tx)?.exponent();
@@ -396,11 +386,9 @@ pub fn create_order(
     let (order_number, business_date) = next_order_number(tx, settings)?;
     let id = Uuid::now_v7().to_string();
     let now = now_rfc3339();
-    tx.execute(
-        "INSERT INTO orders (id, order_number, business_date, status, order_type, table_id, table_name, \
+    tx.prepare_cached("INSERT INTO orders (id, order_number, business_date, status, order_type, table_id, table_name, \
          customer_name, customer_phone, notes, version, created_by, created_at, updated_at, session_id) \
-         VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?11, ?12)",
-        params![
+         VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?11, ?12)")?.execute(params![
             id,
             order_number,
             business_date,
@@ -429,10 +417,8 @@ pub fn update_order(
     require_open(&order)?;
     if let Some(notes) = &patch.notes {
         let notes = clean(notes.as_deref(), 1000, "notes")?;
-        tx.execute(
-            "UPDATE orders SET notes = ?2 WHERE id = ?1",
-            params![id, notes],
-        )?;
+        tx.prepare_cached("UPDATE orders SET notes = ?2 WHERE id = ?1")?
+            .execute(params![id, notes])?;
     }
     if let Some(table_id) = &patch.table_id {
         let (table_id, name) = match table_id {
@@ -450,10 +436,8 @@ pub fn update_order(
             }
             None => (None, None),
         };
-        tx.execute(
-            "UPDATE orders SET table_id = ?2, table_name = ?3 WHERE id = ?1",
-            params![id, table_id, name],
-        )?;
+        tx.prepare_cached("UPDATE orders SET table_id = ?2, table_name = ?3 WHERE id = ?1")?
+            .execute(params![id, table_id, name])?;
     }
     if let Some(customer) = &patch.customer {
         let name = clean(
@@ -466,10 +450,10 @@ pub fn update_order(
             40,
             "customer.phone",
         )?;
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE orders SET customer_name = ?2, customer_phone = ?3 WHERE id = ?1",
-            params![id, name, phone],
-        )?;
+        )?
+        .execute(params![id, name, phone])?;
     }
     touch(tx, tenant_id, id, "order.updated")
 }
@@ -488,11 +472,11 @@ pub fn add_lines(
 }
 
 fn require_line(tx: &Transaction, order_id: &str, line_id: &str) -> Result<(), ApiError> {
-    let exists: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM order_items WHERE id = ?1 AND order_id = ?2)",
-        params![line_id, order_id],
-        |r| r.get(0),
-    )?;
+    let exists: bool = tx
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM order_items WHERE id = ?1 AND order_id = ?2)",
+        )?
+        .query_row(params![line_id, order_id], |r| r.get(0))?;
     if exists {
         Ok(())
     } else {
@@ -520,16 +504,12 @@ pub fn update_line(
         .map(|n| checks.optional_text("notes", n.as_deref(), 500));
     checks.finish()?;
     if let Some(quantity) = quantity {
-        tx.execute(
-            "UPDATE order_items SET quantity = ?2, updated_at = ?3 WHERE id = ?1",
-            params![line_id, quantity, now_rfc3339()],
-        )?;
+        tx.prepare_cached("UPDATE order_items SET quantity = ?2, updated_at = ?3 WHERE id = ?1")?
+            .execute(params![line_id, quantity, now_rfc3339()])?;
     }
     if let Some(notes) = notes {
-        tx.execute(
-            "UPDATE order_items SET notes = ?2, updated_at = ?3 WHERE id = ?1",
-            params![line_id, notes, now_rfc3339()],
-        )?;
+        tx.prepare_cached("UPDATE order_items SET notes = ?2, updated_at = ?3 WHERE id = ?1")?
+            .execute(params![line_id, notes, now_rfc3339()])?;
     }
     touch(tx, tenant_id, id, "order.updated")
 }
@@ -543,7 +523,8 @@ pub fn delete_line(
     let order = find_order(tx, id)?;
     require_line(tx, id, line_id)?;
     require_open(&order)?;
-    tx.execute("DELETE FROM order_items WHERE id = ?1", [line_id])?;
+    tx.prepare_cached("DELETE FROM order_items WHERE id = ?1")?
+        .execute([line_id])?;
     touch(tx, tenant_id, id, "order.updated")
 }
 
@@ -572,10 +553,10 @@ pub fn change_status(
         .with("balance_due", to_json(order.balance_due(), exponent)));
     }
     let closed_at = (!next.is_open()).then(now_rfc3339);
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE orders SET status = ?2, closed_at = ?3, cancel_reason = ?4 WHERE id = ?1",
-        params![id, next.as_str(), closed_at, cancel_reason],
-    )?;
+    )?
+    .execute(params![id, next.as_str(), closed_at, cancel_reason])?;
     let event = match next {
         OrderStatus::Completed => "order.completed",
         OrderStatus::Cancelled => "order.cancelled",
@@ -661,11 +642,9 @@ pub fn add_payment(
     }
     let applied = tendered.min(balance);
     let id = Uuid::now_v7().to_string();
-    tx.execute(
-        &format!(
+    tx.prepare_cached(&format!(
             "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
-        ),
-        params![
+        ))?.execute(params![
             id,
             order_id,
             new.method.as_str(),
@@ -678,15 +657,13 @@ pub fn add_payment(
             actor
         ],
     )?;
-    tx.execute(
-        "UPDATE orders SET paid_amount = paid_amount + ?2, tip_amount = tip_amount + ?3 WHERE id = ?1",
-        params![order_id, applied, tip],
+    tx.prepare_cached("UPDATE orders SET paid_amount = paid_amount + ?2, tip_amount = tip_amount + ?3 WHERE id = ?1")?.execute(params![order_id, applied, tip],
     )?;
     let row = touch(tx, tenant_id, order_id, "order.updated")?;
-    let payment = tx.query_row(
-        &format!("SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"),
-        [&id],
-        |r| payment_from_row(r, exponent),
-    )?;
+    let payment = tx
+        .prepare_cached(&format!(
+            "SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"
+        ))?
+        .query_row([&id], |r| payment_from_row(r, exponent))?;
     Ok((payment, row))
 }

@@ -19,10 +19,8 @@ pub fn load(conn: &Connection) -> Result<TenantSettings, ApiError> {
 }
 
 pub fn get_settings(conn: &Connection) -> Result<Settings, ApiError> {
-    Ok(conn.query_row(
-        "SELECT business_name, currency, timezone, business_day_start_hour, reservation_grace_minutes, \
-         auto_confirm_reservations, table_hold_minutes FROM settings WHERE id = 1",
-        [],
+    Ok(conn.prepare_cached("SELECT business_name, currency, timezone, business_day_start_hour, reservation_grace_minutes, \
+         auto_confirm_reservations, table_hold_minutes FROM settings WHERE id = 1")?.query_row([],
         |r| {
             Ok(Settings {
                 business_name: r.get(0)?,
@@ -68,10 +66,8 @@ pub fn update_settings(tx: &Transaction, patch: &SettingsPatch) -> Result<Settin
         .auto_confirm_reservations
         .unwrap_or(current.auto_confirm_reservations);
     checks.finish()?;
-    tx.execute(
-        "UPDATE settings SET business_name = ?1, timezone = ?2, business_day_start_hour = ?3, \
-         reservation_grace_minutes = ?4, table_hold_minutes = ?5, auto_confirm_reservations = ?6 WHERE id = 1",
-        params![business_name, timezone, start_hour, grace, hold, auto_confirm],
+    tx.prepare_cached("UPDATE settings SET business_name = ?1, timezone = ?2, business_day_start_hour = ?3, \
+         reservation_grace_minutes = ?4, table_hold_minutes = ?5, auto_confirm_reservations = ?6 WHERE id = 1")?.execute(params![business_name, timezone, start_hour, grace, hold, auto_confirm],
     )?;
     get_settings(tx)
 }

@@ -23,6 +23,10 @@ pub struct Config {
     pub json_limit: u64,
     /// Log requests and startup to stdout (off in tests).
     pub log: bool,
+    /// How long a webhook receiver has to answer; the contract says 10 s.
+    pub webhook_timeout: Duration,
+    /// Threads sending webhooks; each serves one tenant at a time.
+    pub webhook_workers: usize,
 }
 
 impl Config {
@@ -37,6 +41,8 @@ impl Config {
             public_requests_per_minute: 60,
             json_limit: 256 * 1024,
             log: true,
+            webhook_timeout: Duration::from_secs(10),
+            webhook_workers: 8,
         }
     }
 }

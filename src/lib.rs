@@ -15,7 +15,7 @@ pub mod money;
 pub mod scheduler;
 pub mod time;
 
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rocket::config::LogLevel;
 use rocket::data::{Limits, ToByteUnit};
@@ -26,6 +26,7 @@ use auth::rate_limit::LoginLimiter;
 use auth::tokens::TokenKeys;
 pub use config::Config;
 use db::Databases;
+use events::dispatcher::Dispatcher;
 
 /// Everything a request may need, shared by all of them.
 pub struct App {
@@ -76,8 +77,10 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
     let scheduler_thread = Arc::new(scheduler::Thread::default());
     let (starter, stopper, scheduler_app) =
         (scheduler_thread.clone(), scheduler_thread, app.clone());
+    let dispatcher = Arc::new(Mutex::new(None::<Dispatcher>));
+    let stopping = dispatcher.clone();
     rocket::custom(rocket_config)
-        .manage(app)
+        .manage(app.clone())
         .attach(AdHoc::on_liftoff("scheduler", move |_| {
             Box::pin(async move { starter.start(scheduler_app) })
         }))
@@ -86,4 +89,21 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         }))
         .mount(api::BASE, api::routes())
         .register("/", catchers![error::catch_all])
+        // Webhooks are delivered while the server runs, and in-flight attempts finish
+        // before it stops.
+        .attach(AdHoc::on_liftoff("webhook dispatcher", move |_| {
+            Box::pin(async move {
+                if let Ok(mut slot) = dispatcher.lock() {
+                    *slot = Some(Dispatcher::start(app));
+                }
+            })
+        }))
+        .attach(AdHoc::on_shutdown("webhook dispatcher stop", move |_| {
+            Box::pin(async move {
+                let running = stopping.lock().ok().and_then(|mut slot| slot.take());
+                if let Some(running) = running {
+                    let _ = rocket::tokio::task::spawn_blocking(move || running.stop()).await;
+                }
+            })
+        }))
 }

@@ -5,6 +5,7 @@ pub mod auth;
 pub mod body;
 pub mod idempotency;
 pub mod menu;
+pub mod notifications;
 pub mod openapi;
 pub mod orders;
 pub mod pagination;
@@ -15,9 +16,11 @@ pub mod reply;
 pub mod reservations;
 pub mod sessions;
 pub mod settings;
+pub mod stream;
 pub mod tables;
 pub mod users;
 pub mod validate;
+pub mod webhooks;
 
 use rocket::Route;
 
@@ -36,6 +39,9 @@ pub fn routes() -> Vec<Route> {
     routes.extend(reservations::routes());
     routes.extend(public::routes());
     routes.extend(settings::routes());
+    routes.extend(webhooks::routes());
+    routes.extend(notifications::routes());
+    routes.extend(stream::routes());
     routes.extend(openapi::routes());
     routes
 }

@@ -39,6 +39,9 @@ pub fn document() -> Document {
         super::reservations::Docs::openapi(),
         super::public::Docs::openapi(),
         super::settings::Docs::openapi(),
+        super::webhooks::Docs::openapi(),
+        super::notifications::Docs::openapi(),
+        super::stream::Docs::openapi(),
     ] {
         doc.merge(group);
     }

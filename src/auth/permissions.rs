@@ -76,6 +76,11 @@ pub enum Permission {
     TimeSlotsWrite,
     SettingsRead,
     SettingsWrite,
+    /// Webhook endpoint, secret and deliveries.
+    WebhooksManage,
+    NotificationsRead,
+    /// The live event stream.
+    EventsStream,
 }
 
 impl Permission {
@@ -97,6 +102,9 @@ impl Permission {
             Permission::TimeSlotsWrite => "time_slots.write",
             Permission::SettingsRead => "settings.read",
             Permission::SettingsWrite => "settings.write",
+            Permission::WebhooksManage => "webhooks.manage",
+            Permission::NotificationsRead => "notifications.read",
+            Permission::EventsStream => "events.stream",
         }
     }
 }
@@ -106,8 +114,8 @@ pub fn allows(role: Role, permission: Permission) -> bool {
     use Permission::*;
     use Role::*;
     match permission {
-        MenuRead | OrdersRead => true,
-        MenuWrite => matches!(role, Owner | Manager),
+        MenuRead | OrdersRead | EventsStream => true,
+        MenuWrite | WebhooksManage | NotificationsRead => matches!(role, Owner | Manager),
         OrdersWrite | PaymentsTake => matches!(role, Owner | Manager | Cashier | Server),
         OrdersAdvance => matches!(role, Owner | Manager | Cashier | Server | Kitchen),
         OrdersCancel => matches!(role, Owner | Manager | Cashier),

@@ -19,6 +19,7 @@ use scheduled_thread_pool::ScheduledThreadPool;
 use uuid::Uuid;
 
 use crate::error::ApiError;
+use crate::events::bus::{Committed, EventBus};
 use migrations::Schema;
 
 pub type SqlitePool = Pool<SqliteConnectionManager>;
@@ -44,20 +45,39 @@ pub struct TenantDb {
     pub info: TenantInfo,
     writer: SqlitePool,
     readers: SqlitePool,
+    events: Arc<EventBus>,
+    /// Held while delivering this tenant's webhooks: one request in flight per endpoint.
+    pub delivery_lane: Mutex<()>,
 }
 
 impl TenantDb {
     /// Runs `work` in a `BEGIN IMMEDIATE` transaction on the writer and commits
-    /// if it returns `Ok`. Blocking: call through [`run_blocking`].
+    /// if it returns `Ok`. Events the work wrote are announced once committed.
+    /// Blocking: call through [`run_blocking`].
     pub fn write<T>(
         &self,
         work: impl FnOnce(&Transaction) -> Result<T, ApiError>,
     ) -> Result<T, ApiError> {
         let mut conn = self.writer.get()?;
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
+        let last_seq = outbox_last_seq(&tx)?;
         let value = work(&tx)?;
+        let written = if outbox_last_seq(&tx)? > last_seq {
+            outbox_since(&tx, self.info.id, last_seq)?
+        } else {
+            Vec::new()
+        };
         tx.commit()?;
+        if !written.is_empty() {
+            self.events.committed(self.info.id, written);
+        }
         Ok(value)
+    }
+
+    /// Asks the delivery dispatcher to look at this tenant again, after a change to
+    /// its endpoint or deliveries that wrote no event.
+    pub fn wake_delivery(&self) {
+        self.events.wake(self.info.id);
     }
 
     /// Runs `work` on a reader connection. Blocking: call through [`run_blocking`].
@@ -70,6 +90,37 @@ impl TenantDb {
     }
 }
 
+/// The newest outbox sequence number; a cheap read of SQLite's own counter.
+fn outbox_last_seq(tx: &Transaction) -> Result<i64, ApiError> {
+    Ok(tx
+        .query_row(
+            "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'",
+            [],
+            |r| r.get(0),
+        )
+        .optional()?
+        .unwrap_or(0))
+}
+
+/// Outbox rows after `seq`, oldest first.
+pub fn outbox_since(
+    conn: &Connection,
+    tenant_id: Uuid,
+    seq: i64,
+) -> Result<Vec<Committed>, ApiError> {
+    let mut stmt =
+        conn.prepare_cached("SELECT seq, event_id, body FROM outbox WHERE seq > ?1 ORDER BY seq")?;
+    let rows = stmt.query_map([seq], |r| {
+        Ok(Committed {
+            tenant_id,
+            seq: r.get(0)?,
+            event_id: r.get(1)?,
+            body: r.get(2)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 /// Every database of the data dir.
 pub struct Databases {
     data_dir: PathBuf,
@@ -79,6 +130,7 @@ pub struct Databases {
     tenants: RwLock<HashMap<Uuid, TenantInfo>>,
     open: Mutex<HashMap<Uuid, OpenTenant>>,
     uses: std::sync::atomic::AtomicU64,
+    events: Arc<EventBus>,
 }
 
 struct OpenTenant {
@@ -141,6 +193,7 @@ impl Databases {
             tenants: RwLock::new(HashMap::new()),
             open: Mutex::new(HashMap::new()),
             uses: std::sync::atomic::AtomicU64::new(0),
+            events: Arc::new(EventBus::default()),
         };
         dbs.load_tenants()?;
         Ok(dbs)
@@ -167,6 +220,11 @@ impl Databases {
             tenants.insert(info.id, info);
         }
         Ok(())
+    }
+
+    /// Where committed events are announced.
+    pub fn events(&self) -> &Arc<EventBus> {
+        &self.events
     }
 
     pub fn data_dir(&self) -> &Path {
@@ -245,6 +303,8 @@ impl Databases {
             info,
             writer,
             readers,
+            events: self.events.clone(),
+            delivery_lane: Mutex::new(()),
         });
         open.insert(
             id,

@@ -1,6 +1,7 @@
 //! Integration tests: the real server over HTTP on a temp data dir.
 
 mod helpers;
+mod receiver;
 
 mod auth;
 mod cli;
@@ -18,3 +19,4 @@ mod sessions;
 mod settings;
 mod sweep;
 mod tables;
+mod webhooks;

@@ -282,7 +282,10 @@ fn every_dining_room_route_is_in_the_openapi_document() {
     let mut checked = 0;
     for route in brigade::api::routes() {
         let path = route.uri.path().to_string();
-        if !dining.iter().any(|prefix| path.starts_with(prefix)) {
+        // The webhook endpoint lives under /settings but belongs to the webhooks group.
+        if !dining.iter().any(|prefix| path.starts_with(prefix))
+            || path.starts_with("/settings/webhook")
+        {
             continue;
         }
         let documented = format!("/api/v1{}", path.replace('<', "{").replace('>', "}"));

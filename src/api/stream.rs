@@ -1,0 +1,125 @@
+//! The live event stream: Server-Sent Events carrying the tenant's envelopes as they
+//! commit. `id:` is the event id; a client that reconnects with `Last-Event-ID`
+//! first gets what it missed, from the outbox, then live events.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+
+use rocket::request::{FromRequest, Outcome, Request};
+use rocket::response::stream::{Event, EventStream};
+use rocket::tokio::select;
+use rocket::tokio::sync::broadcast::error::RecvError;
+use rocket::{get, routes, Route, Shutdown, State};
+use rusqlite::OptionalExtension;
+use utoipa::OpenApi;
+
+use crate::auth::{Caller, Permission};
+use crate::db::{outbox_since, run_blocking, TenantDb};
+use crate::error::{ApiError, Problem};
+use crate::events::bus::Committed;
+use crate::App;
+
+pub fn routes() -> Vec<Route> {
+    routes![stream_events]
+}
+
+#[derive(OpenApi)]
+#[openapi(paths(stream_events))]
+pub struct Docs;
+
+/// The `Last-Event-ID` header an EventSource sends when it reconnects.
+pub struct LastEventId(Option<String>);
+
+#[rocket::async_trait]
+impl<'r> FromRequest<'r> for LastEventId {
+    type Error = Infallible;
+
+    async fn from_request(req: &'r Request<'_>) -> Outcome<Self, Infallible> {
+        Outcome::Success(LastEventId(
+            req.headers().get_one("Last-Event-ID").map(str::to_string),
+        ))
+    }
+}
+
+/// The tenant's outbox after `seq`.
+async fn missed(tenant: Arc<TenantDb>, seq: i64) -> Result<Vec<Committed>, ApiError> {
+    run_blocking(move || tenant.read(|conn| outbox_since(conn, tenant.info.id, seq))).await
+}
+
+fn to_event(committed: &Committed) -> Event {
+    Event::data(committed.body.clone()).id(committed.event_id.clone())
+}
+
+/// Stream the tenant's events (text/event-stream). Each message's data is the
+/// envelope, as delivered to webhooks. Send `Last-Event-ID` to resume after that
+/// event; an id this tenant does not know streams from now on.
+#[utoipa::path(tag = "Events", params(
+    ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id")),
+    responses((status = 200, body = String, content_type = "text/event-stream",
+        description = "Server-Sent Events; each data line is an envelope"),
+        (status = 401, body = Problem)))]
+#[get("/events/stream")]
+async fn stream_events(
+    caller: Caller,
+    resume: LastEventId,
+    app: &State<Arc<App>>,
+    mut shutdown: Shutdown,
+) -> Result<EventStream![Event + 'static], ApiError> {
+    caller.require(Permission::EventsStream)?;
+    // Subscribing before reading the backlog means nothing falls between the two;
+    // overlap is removed by sequence number.
+    let mut live = app.db.events().subscribe();
+    let tenant = caller.tenant.clone();
+    let resume_seq = match resume.0 {
+        Some(event_id) => {
+            let tenant = tenant.clone();
+            run_blocking(move || {
+                tenant.read(|conn| {
+                    Ok(conn
+                        .query_row(
+                            "SELECT seq FROM outbox WHERE event_id = ?1",
+                            [event_id],
+                            |r| r.get::<_, i64>(0),
+                        )
+                        .optional()?)
+                })
+            })
+            .await?
+        }
+        None => None,
+    };
+    let backlog = match resume_seq {
+        Some(seq) => missed(tenant.clone(), seq).await?,
+        None => Vec::new(),
+    };
+    Ok(EventStream! {
+        let mut last_seq = resume_seq.unwrap_or(0);
+        for committed in backlog {
+            last_seq = committed.seq;
+            yield to_event(&committed);
+        }
+        loop {
+            let committed = select! {
+                received = live.recv() => match received {
+                    Ok(committed) => committed,
+                    // Too slow to keep up: catch up from the outbox instead.
+                    Err(RecvError::Lagged(_)) => {
+                        let Ok(caught_up) = missed(tenant.clone(), last_seq).await else { break };
+                        for committed in caught_up {
+                            last_seq = committed.seq;
+                            yield to_event(&committed);
+                        }
+                        continue;
+                    }
+                    Err(RecvError::Closed) => break,
+                },
+                _ = &mut shutdown => break,
+            };
+            if committed.tenant_id != tenant.info.id || committed.seq <= last_seq {
+                continue;
+            }
+            last_seq = committed.seq;
+            yield to_event(&committed);
+        }
+    })
+}

@@ -1,0 +1,177 @@
+//! SQL of the webhook endpoint and the delivery records.
+
+use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+
+use super::model::*;
+use crate::error::ApiError;
+
+pub fn get_endpoint(conn: &Connection) -> Result<WebhookEndpoint, ApiError> {
+    let endpoint = conn
+        .query_row(
+            "SELECT url, enabled, secret, updated_at FROM webhook_endpoint WHERE id = 1",
+            [],
+            |r| {
+                Ok(WebhookEndpoint {
+                    url: Some(r.get(0)?),
+                    enabled: r.get(1)?,
+                    secret_last4: Some(last4(&r.get::<_, String>(2)?)),
+                    updated_at: Some(r.get(3)?),
+                    secret: None,
+                })
+            },
+        )
+        .optional()?;
+    Ok(endpoint.unwrap_or(WebhookEndpoint {
+        url: None,
+        enabled: false,
+        secret_last4: None,
+        updated_at: None,
+        secret: None,
+    }))
+}
+
+/// Sets the URL and switch; the first time, also a secret, which is returned once.
+pub fn put_endpoint(
+    tx: &Transaction,
+    url: &str,
+    enabled: bool,
+) -> Result<WebhookEndpoint, ApiError> {
+    let now = crate::time::now_rfc3339();
+    let secret = new_secret();
+    let created = tx.execute(
+        "INSERT OR IGNORE INTO webhook_endpoint (id, url, enabled, secret, updated_at) VALUES (1, ?1, ?2, ?3, ?4)",
+        params![url, enabled, secret, now],
+    )? == 1;
+    if !created {
+        tx.execute(
+            "UPDATE webhook_endpoint SET url = ?1, enabled = ?2, updated_at = ?3 WHERE id = 1",
+            params![url, enabled, now],
+        )?;
+    }
+    let mut endpoint = get_endpoint(tx)?;
+    endpoint.secret = created.then_some(secret);
+    Ok(endpoint)
+}
+
+/// Replaces the secret; the old one signs nothing from now on.
+pub fn rotate_secret(tx: &Transaction) -> Result<WebhookEndpoint, ApiError> {
+    let secret = new_secret();
+    let changed = tx.execute(
+        "UPDATE webhook_endpoint SET secret = ?1, updated_at = ?2 WHERE id = 1",
+        params![secret, crate::time::now_rfc3339()],
+    )?;
+    if changed == 0 {
+        return Err(ApiError::conflict(
+            "webhook_not_configured",
+            "set the webhook endpoint with PUT /settings/webhook first",
+        ));
+    }
+    let mut endpoint = get_endpoint(tx)?;
+    endpoint.secret = Some(secret);
+    Ok(endpoint)
+}
+
+const DELIVERY_COLUMNS: &str =
+    "d.event_id, o.event, o.created_at, d.status, d.attempts, d.next_attempt_at, \
+     d.delivered_at, d.last_error, o.body, d.seq";
+
+fn delivery_from_row(r: &Row) -> rusqlite::Result<Delivery> {
+    let status: String = r.get(3)?;
+    let status = DeliveryStatus::parse(&status).unwrap_or(DeliveryStatus::Pending);
+    let body: String = r.get(8)?;
+    Ok(Delivery {
+        event_id: r.get(0)?,
+        event: r.get(1)?,
+        created_at: r.get(2)?,
+        status,
+        attempt_count: r.get(4)?,
+        next_attempt_at: (status == DeliveryStatus::Pending)
+            .then(|| r.get(5))
+            .transpose()?,
+        delivered_at: r.get(6)?,
+        last_error: r.get(7)?,
+        payload: serde_json::from_str(&body).unwrap_or_default(),
+        attempts: Vec::new(),
+        seq: r.get(9)?,
+    })
+}
+
+fn with_attempts(conn: &Connection, mut delivery: Delivery) -> Result<Delivery, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT attempted_at, status_code, error_class, duration_ms, response_snippet \
+         FROM webhook_attempts WHERE event_id = ?1 ORDER BY id",
+    )?;
+    let attempts = stmt.query_map([&delivery.event_id], |r| {
+        Ok(DeliveryAttempt {
+            attempted_at: r.get(0)?,
+            status_code: r.get(1)?,
+            error_class: r.get(2)?,
+            duration_ms: r.get(3)?,
+            response_snippet: r.get(4)?,
+        })
+    })?;
+    delivery.attempts = attempts.collect::<Result<_, _>>()?;
+    Ok(delivery)
+}
+
+/// Deliveries newest first; `before` is the cursor of the previous page.
+pub fn list_deliveries(
+    conn: &Connection,
+    status: Option<DeliveryStatus>,
+    before: Option<i64>,
+    limit: u32,
+) -> Result<Vec<Delivery>, ApiError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.event_id = d.event_id \
+         WHERE (?1 IS NULL OR d.status = ?1) AND (?2 IS NULL OR d.seq < ?2) ORDER BY d.seq DESC LIMIT ?3"
+    ))?;
+    let rows = stmt.query_map(
+        params![status.map(DeliveryStatus::as_str), before, limit + 1],
+        delivery_from_row,
+    )?;
+    let rows: Vec<Delivery> = rows.collect::<Result<_, _>>()?;
+    rows.into_iter().map(|d| with_attempts(conn, d)).collect()
+}
+
+pub fn get_delivery(conn: &Connection, event_id: &str) -> Result<Delivery, ApiError> {
+    let delivery = conn
+        .query_row(
+            &format!(
+                "SELECT {DELIVERY_COLUMNS} FROM webhook_deliveries d JOIN outbox o ON o.event_id = d.event_id \
+                 WHERE d.event_id = ?1"
+            ),
+            [event_id],
+            delivery_from_row,
+        )
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("delivery"))?;
+    with_attempts(conn, delivery)
+}
+
+/// Makes a pending or failed delivery due now. A failed one starts a new 24 h round.
+pub fn retry_delivery(tx: &Transaction, event_id: &str) -> Result<Delivery, ApiError> {
+    let delivery = get_delivery(tx, event_id)?;
+    if delivery.status == DeliveryStatus::Delivered {
+        return Err(ApiError::illegal_transition(
+            "delivery",
+            "delivered",
+            "pending",
+        ));
+    }
+    tx.execute(
+        "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?2, \
+         round_started_at = CASE WHEN status = 'failed' THEN NULL ELSE round_started_at END, \
+         round_attempts = CASE WHEN status = 'failed' THEN 0 ELSE round_attempts END \
+         WHERE event_id = ?1",
+        params![event_id, crate::time::now_rfc3339()],
+    )?;
+    get_delivery(tx, event_id)
+}
+
+pub fn count_failed(conn: &Connection) -> Result<i64, ApiError> {
+    Ok(conn.query_row(
+        "SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'failed'",
+        [],
+        |r| r.get(0),
+    )?)
+}

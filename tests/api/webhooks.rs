@@ -897,3 +897,25 @@ fn an_attempt_cut_off_by_killing_the_server_is_sent_again_after_restart() {
         "the cut-off attempt left no record"
     );
 }
+
+#[test]
+fn dining_room_events_are_delivered_like_order_events() {
+    let app = TestApp::spawn();
+    let receiver = Receiver::start();
+    let secret = set_endpoint(&app.owner, &receiver.url);
+    let (_, tables) = app.floor_with_tables(&[4]);
+    let session = app
+        .owner
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[0]], "party_size": 2}),
+        )
+        .expect(201);
+
+    let request = &receiver.wait_for(1)[0];
+    assert!(request.signed_with(&secret));
+    let envelope = request.json();
+    assert_eq!(envelope["event"], "session.created");
+    assert_eq!(envelope["data"]["session"]["id"], session["id"]);
+    assert_eq!(request.header("X-Brigade-Event"), Some("session.created"));
+}

@@ -426,13 +426,25 @@ fn the_test_event_goes_out_through_the_same_path() {
     let receiver = Receiver::start();
     let secret = set_endpoint(&app.owner, &receiver.url);
 
-    let queued = app.owner.post("/webhooks/test", json!({})).expect(202);
+    let key = [("Idempotency-Key", "test-once")];
+    let queued = app
+        .owner
+        .send("POST", "/webhooks/test", json!({}), &key)
+        .expect(202);
+    let repeat = app.owner.send("POST", "/webhooks/test", json!({}), &key);
+    assert_eq!(repeat.header("Idempotent-Replayed"), Some("true"));
+    assert_eq!(repeat.expect(202), queued, "a repeat queues nothing more");
     let request = &receiver.wait_for(1)[0];
     assert!(request.signed_with(&secret));
     let envelope = request.json();
     assert_eq!(envelope["id"], queued["event_id"]);
     assert_eq!(envelope["event"], "webhook.test");
     assert_eq!(request.header("X-Brigade-Event"), Some("webhook.test"));
+    assert_eq!(
+        app.outbox(&app.tenant_id).len(),
+        1,
+        "one event for the two requests"
+    );
 }
 
 #[test]

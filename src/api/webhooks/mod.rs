@@ -12,6 +12,7 @@ use serde_json::json;
 use utoipa::OpenApi;
 
 use crate::api::body::JsonBody;
+use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::auth::{Caller, Permission};
@@ -157,23 +158,25 @@ async fn retry_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiErro
 }
 
 /// Queue a `webhook.test` event, delivered like any other.
-#[utoipa::path(tag = "Webhooks", responses(
-    (status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet")))]
+#[utoipa::path(tag = "Webhooks",
+    params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
+    responses((status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet")))]
 #[post("/webhooks/test")]
-async fn send_test_event(caller: Caller) -> Result<Reply, ApiError> {
+async fn send_test_event(caller: Caller, key: IdempotencyKey) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
     run_blocking(move || {
         caller.tenant.write(|tx| {
-            if queries::get_endpoint(tx)?.url.is_none() {
-                return Err(ApiError::conflict(
-                    "webhook_not_configured",
-                    "set the webhook endpoint with PUT /settings/webhook first",
-                ));
-            }
-            let data =
-                json!({"message": "A test event from Brigade.", "requested_by": caller.actor()});
-            let event_id = outbox::enqueue(tx, caller.tenant_id(), "webhook.test", data)?;
-            Reply::with_status(Status::Accepted, TestEvent { event_id })
+            key.run(tx, &caller.actor(), &[], |tx| {
+                if queries::get_endpoint(tx)?.url.is_none() {
+                    return Err(ApiError::conflict(
+                        "webhook_not_configured",
+                        "set the webhook endpoint with PUT /settings/webhook first",
+                    ));
+                }
+                let data = json!({"message": "A test event from Brigade.", "requested_by": caller.actor()});
+                let event_id = outbox::enqueue(tx, caller.tenant_id(), "webhook.test", data)?;
+                Reply::with_status(Status::Accepted, TestEvent { event_id })
+            })
         })
     })
     .await

@@ -141,6 +141,22 @@ impl Client {
         read(response.expect("the server answers"))
     }
 
+    /// A POST that may find no server (it was killed): `None` then.
+    pub fn try_post(&self, path: &str, body: Value) -> Option<Res> {
+        let request = ureq::http::Request::builder()
+            .method("POST")
+            .uri(format!("{}/api/v1{path}", self.base))
+            .header(
+                "Authorization",
+                format!("Bearer {}", self.token.as_deref().unwrap_or("")),
+            )
+            .header("X-Tenant-ID", self.tenant_id.as_deref().unwrap_or(""))
+            .header("Content-Type", "application/json")
+            .body(body.to_string().into_bytes())
+            .unwrap();
+        self.agent.run(request).ok().map(read)
+    }
+
     pub fn get(&self, path: &str) -> Res {
         self.request("GET", path, &[], None)
     }

@@ -5,6 +5,7 @@ mod receiver;
 
 mod auth;
 mod cli;
+mod crash;
 mod errors;
 mod menu;
 mod openapi;

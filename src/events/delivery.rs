@@ -223,7 +223,10 @@ pub fn deliver_due(
             now,
         );
         let acknowledged = attempt.error_class.is_none();
-        tenant.write(|tx| record_attempt(tx, &due, &attempt, now))?;
+        // Backoff counts from when the attempt ended: after a 10 s timeout, the
+        // 5 s wait has not already passed.
+        let finished = clock();
+        tenant.write(|tx| record_attempt(tx, &due, &attempt, now, finished))?;
         if acknowledged {
             step.delivered += 1;
         } else {
@@ -239,6 +242,7 @@ fn record_attempt(
     due: &Due,
     attempt: &Attempt,
     now: DateTime<Utc>,
+    finished: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let at = crate::time::rfc3339(now);
     conn.execute(
@@ -266,7 +270,7 @@ fn record_attempt(
         match schedule::after_failure(
             round_started_at,
             round_attempts,
-            now,
+            finished,
             attempt.retry_after,
             schedule::random_jitter(),
         ) {

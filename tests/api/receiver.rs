@@ -21,6 +21,8 @@ pub enum Answer {
     With(u16, Vec<(&'static str, String)>),
     /// Reads the request, then says nothing for this long and closes.
     Hang(Duration),
+    /// Answers with this status, but only after this long.
+    Slow(Duration, u16),
 }
 
 /// One request as it arrived.
@@ -91,7 +93,15 @@ pub struct Receiver {
 impl Receiver {
     /// A receiver answering 200 until told otherwise.
     pub fn start() -> Receiver {
-        let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+        Self::listen(TcpListener::bind("127.0.0.1:0").unwrap())
+    }
+
+    /// A receiver on a port that was dead until now, as a receiver coming back up.
+    pub fn start_on(port: u16) -> Receiver {
+        Self::listen(TcpListener::bind(("127.0.0.1", port)).unwrap())
+    }
+
+    fn listen(listener: TcpListener) -> Receiver {
         let address = listener.local_addr().unwrap();
         let receiver = Receiver {
             url: format!("http://{address}/hook"),
@@ -213,6 +223,10 @@ fn serve(stream: TcpStream, state: &Mutex<State>, default: &Mutex<Answer>) {
         Answer::Hang(duration) => {
             std::thread::sleep(duration);
             return;
+        }
+        Answer::Slow(duration, status) => {
+            std::thread::sleep(duration);
+            (status, Vec::new())
         }
         Answer::Status(status) => (status, Vec::new()),
         Answer::With(status, extra) => (status, extra),

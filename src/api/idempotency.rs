@@ -84,7 +84,7 @@ impl IdempotencyKey {
             }
             return Ok(Reply {
                 status: Status::new(status),
-                body: serde_json::from_str(&response).map_err(ApiError::internal)?,
+                body: response,
                 replayed: true,
             });
         }
@@ -98,7 +98,7 @@ impl IdempotencyKey {
                 self.route,
                 fingerprint,
                 reply.status.code,
-                reply.body.to_string(),
+                reply.body,
                 crate::time::now_rfc3339()
             ],
         )?;

@@ -6,21 +6,21 @@ use rocket::http::{ContentType, Header, Status};
 use rocket::request::Request;
 use rocket::response::{self, Responder, Response};
 use serde::Serialize;
-use serde_json::Value;
 
 use crate::error::ApiError;
 
 #[derive(Debug, Clone)]
 pub struct Reply {
     pub status: Status,
-    pub body: Value,
+    /// The serialized JSON body, written once (and stored as-is for idempotent replays).
+    pub body: String,
     /// Set when an `Idempotency-Key` repeat returns the stored first response.
     pub replayed: bool,
 }
 
 impl Reply {
     pub fn with_status(status: Status, body: impl Serialize) -> Result<Self, ApiError> {
-        let body = serde_json::to_value(body).map_err(ApiError::internal)?;
+        let body = serde_json::to_string(&body).map_err(ApiError::internal)?;
         Ok(Reply {
             status,
             body,
@@ -39,7 +39,7 @@ impl Reply {
     pub fn no_content() -> Self {
         Reply {
             status: Status::NoContent,
-            body: Value::Null,
+            body: String::new(),
             replayed: false,
         }
     }
@@ -50,7 +50,7 @@ impl<'r> Responder<'r, 'static> for Reply {
         let mut response = Response::build();
         response.status(self.status);
         if self.status != Status::NoContent {
-            let body = self.body.to_string();
+            let body = self.body;
             response
                 .header(ContentType::JSON)
                 .sized_body(body.len(), Cursor::new(body));

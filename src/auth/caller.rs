@@ -116,9 +116,8 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
             Principal::ApiKey { .. } => role,
             Principal::User { id } => tenant.read(|conn| {
                 let row: Option<(String, bool)> = conn
-                    .query_row("SELECT role, active FROM users WHERE id = ?1", [id], |r| {
-                        Ok((r.get(0)?, r.get(1)?))
-                    })
+                    .prepare_cached("SELECT role, active FROM users WHERE id = ?1")?
+                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
                     .optional()?;
                 match row {
                     Some((role, true)) => role.parse().map_err(|e: String| ApiError::internal(e)),

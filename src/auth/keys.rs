@@ -48,17 +48,16 @@ pub fn create(
 /// The live (unrevoked) key matching `key`, if any.
 pub fn find(registry: &Connection, key: &str) -> rusqlite::Result<Option<KeyRecord>> {
     registry
-        .query_row(
+        .prepare_cached(
             "SELECT id, tenant_id, role FROM api_keys WHERE key_hash = ?1 AND revoked_at IS NULL",
-            [digest(key)],
-            |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    r.get::<_, String>(1)?,
-                    r.get::<_, String>(2)?,
-                ))
-            },
-        )
+        )?
+        .query_row([digest(key)], |r| {
+            Ok((
+                r.get::<_, String>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
         .optional()
         .map(|found| {
             found.and_then(|(id, tenant, role)| {

@@ -22,6 +22,9 @@ pub struct ServeArgs {
     /// fsync every commit (PRAGMA synchronous=FULL): safer on power loss, slower.
     #[arg(long, env = "BRIGADE_SYNCHRONOUS_FULL")]
     synchronous_full: bool,
+    /// Seconds a webhook receiver has to answer before the attempt counts as failed.
+    #[arg(long, env = "BRIGADE_WEBHOOK_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60))]
+    webhook_timeout: u64,
 }
 
 pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
@@ -29,6 +32,7 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     config.address = args.address;
     config.port = args.port;
     config.synchronous_full = args.synchronous_full;
+    config.webhook_timeout = std::time::Duration::from_secs(args.webhook_timeout);
     let app = App::open(config)?;
     let first_start = app.db.tenants().is_empty();
     let demo = if first_start && !args.no_demo {

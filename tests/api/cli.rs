@@ -166,6 +166,7 @@ fn setup_commands_create_a_tenant_a_user_and_an_api_key() {
     assert!(String::from_utf8_lossy(&duplicate.stderr).contains("already exists"));
     for bad in [
         vec!["tenant", "create", "--name", "X", "--slug", "Bad Slug"],
+        vec!["serve", "--webhook-timeout", "0"],
         vec![
             "tenant",
             "create",

@@ -6,12 +6,15 @@ use serde_json::{json, Value};
 use crate::helpers::{event_names, TestApp};
 
 fn dine_in(app: &TestApp, session: &Value, item: &str) -> Value {
-    app.owner
+    let order = app
+        .owner
         .post(
             "/orders",
             json!({"order_type": "dine_in", "session_id": session["id"], "items": [{"menu_item_id": item, "quantity": 1}]}),
         )
-        .expect(201)
+        .expect(201);
+    assert_eq!(order["session_id"], session["id"]);
+    order
 }
 
 #[test]

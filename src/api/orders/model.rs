@@ -236,6 +236,8 @@ pub struct Order {
     pub order_type: OrderType,
     pub table_id: Option<String>,
     pub table_name: Option<String>,
+    /// The seating session of a dine-in order.
+    pub session_id: Option<String>,
     pub customer: Option<Customer>,
     pub notes: Option<String>,
     pub items: Vec<OrderLine>,

@@ -23,6 +23,7 @@ pub struct OrderRow {
     pub order_type: OrderType,
     pub table_id: Option<String>,
     pub table_name: Option<String>,
+    pub session_id: Option<String>,
     pub customer_name: Option<String>,
     pub customer_phone: Option<String>,
     pub notes: Option<String>,
@@ -48,7 +49,7 @@ impl OrderRow {
 const ORDER_COLUMNS: &str =
     "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
-     paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at";
+     paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id";
 
 fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
     let status: String = r.get(3)?;
@@ -75,6 +76,7 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
         created_at: r.get(18)?,
         updated_at: r.get(19)?,
         closed_at: r.get(20)?,
+        session_id: r.get(21)?,
     })
 }
 
@@ -131,6 +133,7 @@ pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Or
         order_type: row.order_type,
         table_id: row.table_id.clone(),
         table_name: row.table_name.clone(),
+        session_id: row.session_id.clone(),
         customer,
         notes: row.notes.clone(),
         items: lines_of(conn, &row.id, exponent)?,

@@ -197,6 +197,14 @@ fn editing_items_recomputes_totals_and_writes_order_updated() {
         .patch(&format!("/orders/{id}"), json!({"notes": null}))
         .expect(200);
     assert!(cleared["notes"].is_null());
+    let unchanged = app
+        .owner
+        .patch(&format!("/orders/{id}"), json!({}))
+        .expect(200);
+    assert_eq!(
+        unchanged["version"], cleared["version"],
+        "an empty patch changes nothing"
+    );
     let names: Vec<Value> = app
         .outbox(&app.tenant_id)
         .iter()

@@ -418,6 +418,10 @@ pub fn update_order(
 ) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_open(&order)?;
+    // Nothing asked to change: no new version and no event.
+    if patch.notes.is_none() && patch.table_id.is_none() && patch.customer.is_none() {
+        return Ok(order);
+    }
     if let Some(notes) = &patch.notes {
         let notes = clean(notes.as_deref(), 1000, "notes")?;
         tx.prepare_cached("UPDATE orders SET notes = ?2 WHERE id = ?1")?

@@ -5,7 +5,7 @@ use std::sync::Arc;
 
 use rocket::http::Status;
 use rocket::request::{FromRequest, Outcome, Request};
-use rusqlite::OptionalExtension;
+use rusqlite::{Connection, OptionalExtension, Transaction};
 use uuid::Uuid;
 
 use super::{keys, permissions, Permission, Role};
@@ -26,6 +26,25 @@ pub struct Caller {
 }
 
 impl Caller {
+    /// Runs `work` on a reader connection of the caller's tenant, off the async workers.
+    pub async fn read<T, F>(self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Connection, &Caller) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        run_blocking(move || self.tenant.clone().read(|conn| work(conn, &self))).await
+    }
+
+    /// Runs `work` in a write transaction of the caller's tenant (committed when it
+    /// returns `Ok`), off the async workers.
+    pub async fn write<T, F>(self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Transaction, &Caller) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        run_blocking(move || self.tenant.clone().write(|tx| work(tx, &self))).await
+    }
+
     pub fn require(&self, permission: Permission) -> Result<(), ApiError> {
         if permissions::allows(self.role, permission) {
             Ok(())

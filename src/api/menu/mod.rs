@@ -16,7 +16,6 @@ use crate::api::reply::Reply;
 use crate::api::settings;
 use crate::api::validate::{path_id, Checks};
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -62,13 +61,12 @@ async fn list_categories(
     caller.require(Permission::MenuRead)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let rows = queries::list_categories(conn, cursor.as_deref(), limit)?;
             Reply::ok(pagination::page(rows, limit, |c| c.id.clone()))
         })
-    })
-    .await
+        .await
 }
 
 /// Create a menu category.
@@ -81,12 +79,9 @@ async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<
     let name = checks.text("name", &body.name, 80);
     let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
     checks.finish()?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::created(queries::insert_category(tx, &name, position)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::created(queries::insert_category(tx, &name, position)?))
+        .await
 }
 
 /// Get a menu category.
@@ -95,12 +90,9 @@ async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<
 async fn get_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuRead)?;
     let id = path_id(id, "menu category")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_category(conn, &id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_category(conn, &id)?))
+        .await
 }
 
 /// Rename or reorder a menu category.
@@ -114,8 +106,8 @@ async fn update_category(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu category")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             let mut category = queries::get_category(tx, &id)?;
             let mut checks = Checks::new();
             if let Some(name) = &body.name {
@@ -127,8 +119,7 @@ async fn update_category(
             checks.finish()?;
             Reply::ok(queries::update_category(tx, &category)?)
         })
-    })
-    .await
+        .await
 }
 
 /// Delete (archive) an empty menu category.
@@ -138,13 +129,12 @@ async fn update_category(
 async fn delete_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu category")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             queries::archive_category(tx, &id)?;
             Ok(Reply::no_content())
         })
-    })
-    .await
+        .await
 }
 
 fn parse_bool(field: &str, value: Option<&str>) -> Result<Option<bool>, ApiError> {
@@ -171,8 +161,8 @@ async fn list_items(
     let available = parse_bool("available", available)?;
     let category_id = category_id.map(str::to_string);
     let cursor = cursor.map(str::to_string);
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let exponent = settings::load(conn)?.exponent();
             let filter = queries::ItemFilter {
                 category_id: category_id.as_deref(),
@@ -187,8 +177,7 @@ async fn list_items(
                 next_cursor: page.next_cursor,
             })
         })
-    })
-    .await
+        .await
 }
 
 /// Create a menu item.
@@ -197,16 +186,15 @@ async fn list_items(
 #[post("/menu/items", data = "<body>")]
 async fn create_item(caller: Caller, body: JsonBody<NewMenuItem>) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             let exponent = settings::load(tx)?.exponent();
             let mut checks = Checks::new();
             let fields = ItemFields::from_new(&body, exponent, &mut checks);
             checks.finish()?;
             Reply::created(queries::insert_item(tx, &fields)?.to_json(exponent))
         })
-    })
-    .await
+        .await
 }
 
 /// Get a menu item, archived ones included.
@@ -215,13 +203,12 @@ async fn create_item(caller: Caller, body: JsonBody<NewMenuItem>) -> Result<Repl
 async fn get_menu_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuRead)?;
     let id = path_id(id, "menu item")?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let exponent = settings::load(conn)?.exponent();
             Reply::ok(queries::get_item(conn, &id)?.to_json(exponent))
         })
-    })
-    .await
+        .await
 }
 
 /// Change a menu item. Orders already placed keep the prices they were taken at.
@@ -235,8 +222,8 @@ async fn update_item(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu item")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             let exponent = settings::load(tx)?.exponent();
             let mut item = queries::get_item(tx, &id)?;
             if item.archived_at.is_some() {
@@ -247,8 +234,7 @@ async fn update_item(
             checks.finish()?;
             Reply::ok(queries::update_item(tx, &id, &item.fields)?.to_json(exponent))
         })
-    })
-    .await
+        .await
 }
 
 /// Delete a menu item: it is archived, and past orders keep their lines.
@@ -257,11 +243,10 @@ async fn update_item(
 async fn delete_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu item")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             queries::archive_item(tx, &id)?;
             Ok(Reply::no_content())
         })
-    })
-    .await
+        .await
 }

@@ -7,7 +7,6 @@ use utoipa::{OpenApi, ToSchema};
 use crate::api::reply::Reply;
 use crate::api::webhooks;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 
 pub fn routes() -> Vec<Route> {
@@ -29,12 +28,11 @@ pub struct Summary {
 #[get("/notifications/summary")]
 async fn summary(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::NotificationsRead)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             Reply::ok(Summary {
                 failed_deliveries: webhooks::count_failed(conn)?,
             })
         })
-    })
-    .await
+        .await
 }

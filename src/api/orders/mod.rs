@@ -14,7 +14,6 @@ use crate::api::reply::Reply;
 use crate::api::settings;
 use crate::api::validate::path_id;
 use crate::auth::{Caller, Permission, Role};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -73,14 +72,13 @@ async fn write_order(
         + Send
         + 'static,
 ) -> Result<Reply, ApiError> {
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
-            let row = change(tx, &caller)?;
+    caller
+        .write(move |tx, caller| {
+            let row = change(tx, caller)?;
             let exponent = settings::load(tx)?.exponent();
             Reply::ok(queries::order_json(tx, &row, exponent)?)
         })
-    })
-    .await
+        .await
 }
 
 fn parse_filter<T>(
@@ -126,14 +124,13 @@ async fn list_orders(
         before: cursor.map(str::to_string),
         limit: pagination::limit(limit)?,
     };
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let exponent = settings::load(conn)?.exponent();
             let rows = queries::list_orders(conn, &filter, exponent)?;
             Reply::ok(pagination::page(rows, filter.limit, |o| o.id.clone()))
         })
-    })
-    .await
+        .await
 }
 
 /// Create an order. Prices are taken from the menu now and kept with the lines.
@@ -147,8 +144,8 @@ async fn create_order(
     body: JsonBody<NewOrder>,
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersWrite)?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let settings = settings::load(tx)?;
                 let row = queries::create_order(
@@ -161,8 +158,7 @@ async fn create_order(
                 Reply::created(queries::order_json(tx, &row, settings.exponent())?)
             })
         })
-    })
-    .await
+        .await
 }
 
 /// Get an order with its lines and totals.
@@ -171,13 +167,12 @@ async fn create_order(
 async fn get_order(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersRead)?;
     let id = path_id(id, "order")?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let exponent = settings::load(conn)?.exponent();
             Reply::ok(queries::get_order(conn, &id, exponent)?)
         })
-    })
-    .await
+        .await
 }
 
 /// Change an open order's notes, table or customer.
@@ -306,8 +301,8 @@ async fn add_payment(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::PaymentsTake)?;
     let id = path_id(id, "order")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let exponent = settings::load(tx)?.exponent();
                 let (payment, row) = queries::add_payment(
@@ -325,8 +320,7 @@ async fn add_payment(
                 })
             })
         })
-    })
-    .await
+        .await
 }
 
 /// Payments of an order, oldest first.
@@ -335,14 +329,13 @@ async fn add_payment(
 async fn list_payments(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::OrdersRead)?;
     let id = path_id(id, "order")?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let exponent = settings::load(conn)?.exponent();
             Reply::ok(Page {
                 data: queries::list_payments(conn, &id, exponent)?,
                 next_cursor: None,
             })
         })
-    })
-    .await
+        .await
 }

@@ -9,7 +9,6 @@ use utoipa::OpenApi;
 use crate::api::reply::Reply;
 use crate::api::{settings, tables};
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -26,8 +25,8 @@ pub struct Docs;
 #[get("/pos/seatmap")]
 async fn pos_seatmap(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let settings = settings::load(conn)?;
             Reply::ok(compact(tables::seatmap(
                 conn,
@@ -35,6 +34,5 @@ async fn pos_seatmap(caller: Caller) -> Result<Reply, ApiError> {
                 &settings,
             )?))
         })
-    })
-    .await
+        .await
 }

@@ -22,7 +22,6 @@ use crate::api::sessions::{self, Seating};
 use crate::api::settings;
 use crate::api::validate::path_id;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -70,13 +69,12 @@ async fn list_tickets(
         .transpose()?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let rows = queries::list_tickets(conn, status, cursor.as_deref(), limit, Utc::now())?;
             Reply::ok(pagination::page(rows, limit, |t| t.id.clone()))
         })
-    })
-    .await
+        .await
 }
 
 /// Add a party to the waitlist; the answer carries its number, position, quoted
@@ -92,15 +90,14 @@ async fn add_ticket(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::QueueWrite)?;
     let arrival = queries::check_arrival(&body)?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let settings = settings::load(tx)?;
                 Reply::created(create_ticket(tx, &settings, arrival, Utc::now())?)
             })
         })
-    })
-    .await
+        .await
 }
 
 /// A ticket with its live position and estimate.
@@ -109,27 +106,23 @@ async fn add_ticket(
 async fn get_ticket(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "queue ticket")?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             Reply::ok(queries::ticket_json(
                 conn,
                 find_ticket(conn, &id)?,
                 Utc::now(),
             )?)
         })
-    })
-    .await
+        .await
 }
 
 async fn change(caller: Caller, id: &str, next: TicketStatus) -> Result<Reply, ApiError> {
     caller.require(Permission::QueueWrite)?;
     let id = path_id(id, "queue ticket")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::change_status(tx, &id, next, Utc::now())?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::ok(queries::change_status(tx, &id, next, Utc::now())?))
+        .await
 }
 
 /// Call a waiting party to the desk.
@@ -146,8 +139,8 @@ async fn call_ticket(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 async fn seat(caller: Caller, id: &str, body: JsonBody<SeatTicket>) -> Result<Reply, ApiError> {
     caller.require(Permission::QueueWrite)?;
     let id = path_id(id, "queue ticket")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             let ticket = find_ticket(tx, &id)?;
             let seating = Seating {
                 table_ids: &body.table_ids,
@@ -158,8 +151,7 @@ async fn seat(caller: Caller, id: &str, body: JsonBody<SeatTicket>) -> Result<Re
             };
             Reply::created(sessions::open_session(tx, caller.tenant_id(), seating)?)
         })
-    })
-    .await
+        .await
 }
 
 /// The party gave up waiting.

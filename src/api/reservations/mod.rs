@@ -25,7 +25,6 @@ use crate::api::reply::Reply;
 use crate::api::settings;
 use crate::api::validate::path_id;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use crate::App;
 use model::*;
@@ -89,12 +88,9 @@ pub fn availability_query(
 #[get("/reservations/time-slots")]
 async fn get_time_slots(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_rules(conn)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_rules(conn)?))
+        .await
 }
 
 /// Replace the weekly booking rules; weekdays left out take no bookings.
@@ -103,12 +99,9 @@ async fn get_time_slots(caller: Caller) -> Result<Reply, ApiError> {
 #[put("/reservations/time-slots", data = "<body>")]
 async fn put_time_slots(caller: Caller, body: JsonBody<TimeSlotRules>) -> Result<Reply, ApiError> {
     caller.require(Permission::TimeSlotsWrite)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::put_rules(tx, &body)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::ok(queries::put_rules(tx, &body)?))
+        .await
 }
 
 /// Bookable slots of a local day for a party, after the covers already booked.
@@ -121,13 +114,12 @@ async fn get_availability(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let (date, party_size) = availability_query(date, party_size)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let settings = settings::load(conn)?;
             Reply::ok(availability(conn, &settings, date, party_size, Utc::now())?)
         })
-    })
-    .await
+        .await
 }
 
 /// Reservations by start time, optionally of one local day and status.
@@ -151,8 +143,8 @@ async fn list_reservations(
         .transpose()?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let settings = settings::load(conn)?;
             let rows = queries::list_reservations(
                 conn,
@@ -164,8 +156,7 @@ async fn list_reservations(
             )?;
             Reply::ok(pagination::page(rows, limit, |r| r.id.clone()))
         })
-    })
-    .await
+        .await
 }
 
 /// Book a table for a guest.
@@ -182,8 +173,8 @@ async fn create(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::ReservationsWrite)?;
     let tenant_id = caller.tenant_id();
-    let reply = run_blocking(move || {
-        caller.tenant.write(|tx| {
+    let reply = caller
+        .write(move |tx, caller| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 Reply::created(create_reservation(
                     tx,
@@ -194,8 +185,7 @@ async fn create(
                 )?)
             })
         })
-    })
-    .await?;
+        .await?;
     app.scheduler.forget(tenant_id);
     Ok(reply)
 }
@@ -206,12 +196,9 @@ async fn create(
 async fn get_reservation(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "reservation")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_reservation(conn, &id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_reservation(conn, &id)?))
+        .await
 }
 
 /// Change a pending or confirmed reservation; a new time or size is re-checked.
@@ -227,12 +214,9 @@ async fn update(
     caller.require(Permission::ReservationsWrite)?;
     let id = path_id(id, "reservation")?;
     let tenant_id = caller.tenant_id();
-    let reply = run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::update_reservation(tx, &id, &body, Utc::now())?))
-    })
-    .await?;
+    let reply = caller
+        .write(move |tx, _| Reply::ok(queries::update_reservation(tx, &id, &body, Utc::now())?))
+        .await?;
     app.scheduler.forget(tenant_id);
     Ok(reply)
 }
@@ -240,12 +224,11 @@ async fn update(
 async fn change(caller: Caller, id: &str, next: ReservationStatus) -> Result<Reply, ApiError> {
     caller.require(Permission::ReservationsWrite)?;
     let id = path_id(id, "reservation")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::change_status(tx, caller.tenant_id(), &id, next)?))
-    })
-    .await
+    caller
+        .write(move |tx, caller| {
+            Reply::ok(queries::change_status(tx, caller.tenant_id(), &id, next)?)
+        })
+        .await
 }
 
 /// Confirm a pending reservation.
@@ -265,12 +248,9 @@ async fn confirm(app: &State<Arc<App>>, caller: Caller, id: &str) -> Result<Repl
 async fn cancel(caller: Caller, id: &str, body: JsonBody<Cancellation>) -> Result<Reply, ApiError> {
     caller.require(Permission::ReservationsWrite)?;
     let id = path_id(id, "reservation")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::cancel(tx, caller.tenant_id(), &id, &body)?))
-    })
-    .await
+    caller
+        .write(move |tx, caller| Reply::ok(queries::cancel(tx, caller.tenant_id(), &id, &body)?))
+        .await
 }
 
 /// The party arrived: queue it (a ticket) or seat it (a session).
@@ -280,8 +260,8 @@ async fn cancel(caller: Caller, id: &str, body: JsonBody<Cancellation>) -> Resul
 async fn check_in(caller: Caller, id: &str, body: JsonBody<CheckIn>) -> Result<Reply, ApiError> {
     caller.require(Permission::ReservationsWrite)?;
     let id = path_id(id, "reservation")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             let result = queries::check_in(
                 tx,
                 caller.tenant_id(),
@@ -292,8 +272,7 @@ async fn check_in(caller: Caller, id: &str, body: JsonBody<CheckIn>) -> Result<R
             )?;
             Reply::ok(result)
         })
-    })
-    .await
+        .await
 }
 
 /// Mark a checked-in reservation completed after the visit.

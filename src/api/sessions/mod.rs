@@ -16,7 +16,6 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::validate::path_id;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -58,13 +57,12 @@ async fn list_sessions(
         .transpose()?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let rows = queries::list_sessions(conn, status, cursor.as_deref(), limit)?;
             Reply::ok(pagination::page(rows, limit, |s| s.id.clone()))
         })
-    })
-    .await
+        .await
 }
 
 /// Seat a party at free tables, optionally from a queue ticket or a reservation.
@@ -79,8 +77,8 @@ async fn create_session(
     body: JsonBody<NewSession>,
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::SessionsWrite)?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             key.run(tx, &caller.actor(), &body.raw, |tx| {
                 let seating = Seating {
                     table_ids: &body.table_ids,
@@ -92,8 +90,7 @@ async fn create_session(
                 Reply::created(open_session(tx, caller.tenant_id(), seating)?)
             })
         })
-    })
-    .await
+        .await
 }
 
 /// A session with its tables, links and orders.
@@ -102,12 +99,9 @@ async fn create_session(
 async fn get_session(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "session")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_session(conn, &id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_session(conn, &id)?))
+        .await
 }
 
 /// Move the party to other free tables.
@@ -117,8 +111,8 @@ async fn get_session(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 async fn move_session(caller: Caller, id: &str, body: JsonBody<Move>) -> Result<Reply, ApiError> {
     caller.require(Permission::SessionsWrite)?;
     let id = path_id(id, "session")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             Reply::ok(queries::move_session(
                 tx,
                 caller.tenant_id(),
@@ -126,8 +120,7 @@ async fn move_session(caller: Caller, id: &str, body: JsonBody<Move>) -> Result<
                 &body.table_ids,
             )?)
         })
-    })
-    .await
+        .await
 }
 
 /// Close the session and release its tables; refused while orders are unpaid
@@ -142,8 +135,8 @@ async fn close_session(caller: Caller, id: &str, body: JsonBody<Close>) -> Resul
         caller.require(Permission::SessionsForceClose)?;
     }
     let id = path_id(id, "session")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, caller| {
             Reply::ok(queries::close_session(
                 tx,
                 caller.tenant_id(),
@@ -151,6 +144,5 @@ async fn close_session(caller: Caller, id: &str, body: JsonBody<Close>) -> Resul
                 body.force,
             )?)
         })
-    })
-    .await
+        .await
 }

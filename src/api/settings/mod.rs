@@ -15,7 +15,6 @@ use utoipa::OpenApi;
 use crate::api::body::JsonBody;
 use crate::api::reply::Reply;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use crate::App;
 use model::*;
@@ -33,12 +32,9 @@ pub struct Docs;
 #[get("/settings")]
 async fn get_settings(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::SettingsRead)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_settings(conn)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_settings(conn)?))
+        .await
 }
 
 /// Change settings; absent fields keep their value.
@@ -52,12 +48,9 @@ async fn update_settings(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::SettingsWrite)?;
     let tenant_id = caller.tenant_id();
-    let reply = run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::update_settings(tx, &body)?))
-    })
-    .await?;
+    let reply = caller
+        .write(move |tx, _| Reply::ok(queries::update_settings(tx, &body)?))
+        .await?;
     // The grace window moves every reservation's no-show deadline.
     app.scheduler.forget(tenant_id);
     Ok(reply)

@@ -16,7 +16,6 @@ use crate::api::reply::Reply;
 use crate::api::settings;
 use crate::api::validate::{path_id, Checks};
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -59,15 +58,14 @@ pub struct Docs;
 #[get("/floors")]
 async fn list_floors(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             Reply::ok(Page {
                 data: queries::list_floors(conn)?,
                 next_cursor: None,
             })
         })
-    })
-    .await
+        .await
 }
 
 /// Create a floor.
@@ -80,12 +78,9 @@ async fn create_floor(caller: Caller, body: JsonBody<NewFloor>) -> Result<Reply,
     let name = checks.text("name", &body.name, 80);
     let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
     checks.finish()?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::created(queries::insert_floor(tx, &name, position)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::created(queries::insert_floor(tx, &name, position)?))
+        .await
 }
 
 /// Get a floor.
@@ -94,12 +89,9 @@ async fn create_floor(caller: Caller, body: JsonBody<NewFloor>) -> Result<Reply,
 async fn get_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "floor")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_floor(conn, &id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_floor(conn, &id)?))
+        .await
 }
 
 /// Rename or reorder a floor.
@@ -113,12 +105,9 @@ async fn update_floor(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "floor")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::update_floor(tx, &id, &body)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::ok(queries::update_floor(tx, &id, &body)?))
+        .await
 }
 
 /// Delete an empty floor.
@@ -128,7 +117,9 @@ async fn update_floor(
 async fn delete_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "floor")?;
-    run_blocking(move || caller.tenant.write(|tx| queries::delete_floor(tx, &id))).await?;
+    caller
+        .write(move |tx, _| queries::delete_floor(tx, &id))
+        .await?;
     Ok(Reply::no_content())
 }
 
@@ -139,15 +130,14 @@ async fn delete_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 async fn save_layout(caller: Caller, id: &str, body: JsonBody<Layout>) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "floor")?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller
+        .write(move |tx, _| {
             Reply::ok(Page {
                 data: queries::save_layout(tx, &id, &body)?,
                 next_cursor: None,
             })
         })
-    })
-    .await
+        .await
 }
 
 /// All tables, optionally of one floor.
@@ -156,15 +146,14 @@ async fn save_layout(caller: Caller, id: &str, body: JsonBody<Layout>) -> Result
 async fn list_tables(caller: Caller, floor_id: Option<&str>) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let floor_id = floor_id.map(|f| path_id(f, "floor")).transpose()?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             Reply::ok(Page {
                 data: queries::list_tables(conn, floor_id.as_deref())?,
                 next_cursor: None,
             })
         })
-    })
-    .await
+        .await
 }
 
 /// Create a table; its name is unique in the tenant.
@@ -173,12 +162,9 @@ async fn list_tables(caller: Caller, floor_id: Option<&str>) -> Result<Reply, Ap
 #[post("/tables", data = "<body>")]
 async fn create_table(caller: Caller, body: JsonBody<NewTable>) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::created(queries::insert_table(tx, &body)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::created(queries::insert_table(tx, &body)?))
+        .await
 }
 
 /// Get a table.
@@ -187,12 +173,9 @@ async fn create_table(caller: Caller, body: JsonBody<NewTable>) -> Result<Reply,
 async fn get_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let id = path_id(id, "table")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_table(conn, &id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_table(conn, &id)?))
+        .await
 }
 
 /// Change a table; `active: false` takes it out of service.
@@ -206,12 +189,9 @@ async fn update_table(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "table")?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::update_table(tx, &id, &body)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::ok(queries::update_table(tx, &id, &body)?))
+        .await
 }
 
 /// Delete a table that has never been used.
@@ -221,7 +201,9 @@ async fn update_table(
 async fn delete_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "table")?;
-    run_blocking(move || caller.tenant.write(|tx| queries::delete_table(tx, &id))).await?;
+    caller
+        .write(move |tx, _| queries::delete_table(tx, &id))
+        .await?;
     Ok(Reply::no_content())
 }
 
@@ -230,11 +212,10 @@ async fn delete_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 #[get("/tables/seatmap")]
 async fn get_seatmap(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let settings = settings::load(conn)?;
             Reply::ok(queries::seatmap(conn, chrono::Utc::now(), &settings)?)
         })
-    })
-    .await
+        .await
 }

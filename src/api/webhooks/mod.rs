@@ -50,12 +50,9 @@ pub struct Docs;
 #[get("/settings/webhook")]
 async fn get_endpoint(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_endpoint(conn)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_endpoint(conn)?))
+        .await
 }
 
 /// Set where events are sent and whether they are. The first call generates the
@@ -84,12 +81,9 @@ async fn put_endpoint(caller: Caller, body: JsonBody<EndpointInput>) -> Result<R
 #[post("/settings/webhook/rotate-secret")]
 async fn rotate_secret(caller: Caller) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .write(|tx| Reply::ok(queries::rotate_secret(tx)?))
-    })
-    .await
+    caller
+        .write(move |tx, _| Reply::ok(queries::rotate_secret(tx)?))
+        .await
 }
 
 /// Deliveries newest first, with their attempts and the next attempt's time.
@@ -116,13 +110,12 @@ async fn list_deliveries(
         })
         .transpose()?;
     let limit = pagination::limit(limit)?;
-    run_blocking(move || {
-        caller.tenant.read(|conn| {
+    caller
+        .read(move |conn, _| {
             let rows = queries::list_deliveries(conn, status, before, limit)?;
             Reply::ok(pagination::page(rows, limit, |d| d.seq.to_string()))
         })
-    })
-    .await
+        .await
 }
 
 /// One event's delivery with every attempt.
@@ -131,12 +124,9 @@ async fn list_deliveries(
 async fn get_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
     let event_id = model::event_id(event_id)?;
-    run_blocking(move || {
-        caller
-            .tenant
-            .read(|conn| Reply::ok(queries::get_delivery(conn, &event_id)?))
-    })
-    .await
+    caller
+        .read(move |conn, _| Reply::ok(queries::get_delivery(conn, &event_id)?))
+        .await
 }
 
 /// Send a pending or failed delivery now. A failed one gets a new 24 h of retries.
@@ -164,8 +154,7 @@ async fn retry_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiErro
 #[post("/webhooks/test")]
 async fn send_test_event(caller: Caller, key: IdempotencyKey) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
-    run_blocking(move || {
-        caller.tenant.write(|tx| {
+    caller.write(move |tx, caller| {
             key.run(tx, &caller.actor(), &[], |tx| {
                 if queries::get_endpoint(tx)?.url.is_none() {
                     return Err(ApiError::conflict(
@@ -178,6 +167,5 @@ async fn send_test_event(caller: Caller, key: IdempotencyKey) -> Result<Reply, A
                 Reply::with_status(Status::Accepted, TestEvent { event_id })
             })
         })
-    })
     .await
 }

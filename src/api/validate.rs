@@ -98,3 +98,19 @@ pub fn path_id(value: &str, what: &str) -> Result<String, ApiError> {
         .map(|id| id.to_string())
         .map_err(|_| ApiError::not_found(what))
 }
+
+/// An optional query filter such as `?status=`: absent is `None`, a value `parse`
+/// does not know is a 422 naming the parameter.
+pub fn query_filter<T>(
+    field: &str,
+    value: Option<&str>,
+    parse: impl Fn(&str) -> Option<T>,
+) -> Result<Option<T>, ApiError> {
+    value
+        .map(|v| {
+            parse(v).ok_or_else(|| {
+                ApiError::invalid_field(field, format!("{v:?} is not a valid value"))
+            })
+        })
+        .transpose()
+}

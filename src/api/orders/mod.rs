@@ -12,7 +12,7 @@ use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::settings;
-use crate::api::validate::path_id;
+use crate::api::validate::{path_id, query_filter};
 use crate::auth::{Caller, Permission, Role};
 use crate::error::{ApiError, Problem};
 use model::*;
@@ -81,20 +81,6 @@ async fn write_order(
         .await
 }
 
-fn parse_filter<T>(
-    field: &str,
-    value: Option<&str>,
-    parse: impl Fn(&str) -> Option<T>,
-) -> Result<Option<T>, ApiError> {
-    value
-        .map(|v| {
-            parse(v).ok_or_else(|| {
-                ApiError::invalid_field(field, format!("{v:?} is not a valid value"))
-            })
-        })
-        .transpose()
-}
-
 /// List orders, newest first.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Order>), (status = 422, body = Problem)))]
 #[get("/orders?<status>&<order_type>&<table_id>&<from>&<to>&<limit>&<cursor>")]
@@ -116,8 +102,8 @@ async fn list_orders(
             .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
     };
     let filter = queries::OrderFilter {
-        status: parse_filter("status", status, OrderStatus::parse)?,
-        order_type: parse_filter("order_type", order_type, OrderType::parse)?,
+        status: query_filter("status", status, OrderStatus::parse)?,
+        order_type: query_filter("order_type", order_type, OrderType::parse)?,
         table_id: table_id.map(str::to_string),
         from: from.map(|v| time("from", v)).transpose()?,
         to: to.map(|v| time("to", v)).transpose()?,

@@ -20,7 +20,7 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::sessions::{self, Seating};
 use crate::api::settings;
-use crate::api::validate::path_id;
+use crate::api::validate::{path_id, query_filter};
 use crate::auth::{Caller, Permission};
 use crate::error::{ApiError, Problem};
 use model::*;
@@ -60,13 +60,7 @@ async fn list_tickets(
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    let status = status
-        .map(|s| {
-            TicketStatus::parse(s).ok_or_else(|| {
-                ApiError::invalid_field("status", format!("{s:?} is not a ticket status"))
-            })
-        })
-        .transpose()?;
+    let status = query_filter("status", status, TicketStatus::parse)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
     caller

@@ -23,7 +23,7 @@ use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::settings;
-use crate::api::validate::path_id;
+use crate::api::validate::{path_id, query_filter};
 use crate::auth::{Caller, Permission};
 use crate::error::{ApiError, Problem};
 use crate::App;
@@ -134,13 +134,7 @@ async fn list_reservations(
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
     let date = date.map(|d| parse_date("date", d)).transpose()?;
-    let status = status
-        .map(|s| {
-            ReservationStatus::parse(s).ok_or_else(|| {
-                ApiError::invalid_field("status", format!("{s:?} is not a reservation status"))
-            })
-        })
-        .transpose()?;
+    let status = query_filter("status", status, ReservationStatus::parse)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
     caller

@@ -14,7 +14,7 @@ use crate::api::body::JsonBody;
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::api::validate::path_id;
+use crate::api::validate::{path_id, query_filter};
 use crate::auth::{Caller, Permission};
 use crate::error::{ApiError, Problem};
 use model::*;
@@ -49,12 +49,7 @@ async fn list_sessions(
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::DiningRead)?;
-    let status = status
-        .map(|s| {
-            SessionStatus::parse(s)
-                .ok_or_else(|| ApiError::invalid_field("status", "must be open or closed"))
-        })
-        .transpose()?;
+    let status = query_filter("status", status, SessionStatus::parse)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
     caller

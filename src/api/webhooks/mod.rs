@@ -15,6 +15,7 @@ use crate::api::body::JsonBody;
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
+use crate::api::validate::query_filter;
 use crate::auth::{Caller, Permission};
 use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
@@ -96,13 +97,7 @@ async fn list_deliveries(
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
-    let status = status
-        .map(|s| {
-            DeliveryStatus::parse(s).ok_or_else(|| {
-                ApiError::invalid_field("status", "must be pending, delivered or failed")
-            })
-        })
-        .transpose()?;
+    let status = query_filter("status", status, DeliveryStatus::parse)?;
     let before = cursor
         .map(|c| {
             c.parse::<i64>()

@@ -94,11 +94,8 @@ impl TenantDb {
 /// The newest outbox sequence number; a cheap read of SQLite's own counter.
 fn outbox_last_seq(tx: &Transaction) -> Result<i64, ApiError> {
     Ok(tx
-        .query_row(
-            "SELECT seq FROM sqlite_sequence WHERE name = 'outbox'",
-            [],
-            |r| r.get(0),
-        )
+        .prepare_cached("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")?
+        .query_row([], |r| r.get(0))
         .optional()?
         .unwrap_or(0))
 }

@@ -45,11 +45,11 @@ pub fn earliest_due(conn: &Connection) -> Result<Option<DateTime<Utc>>, ApiError
     if !load_endpoint(conn)?.is_some_and(|e| e.enabled) {
         return Ok(None);
     }
-    let next: Option<String> = conn.query_row(
-        "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
-        [],
-        |r| r.get(0),
-    )?;
+    let next: Option<String> = conn
+        .prepare_cached(
+            "SELECT MIN(next_attempt_at) FROM webhook_deliveries WHERE status = 'pending'",
+        )?
+        .query_row([], |r| r.get(0))?;
     Ok(next.as_deref().and_then(crate::time::parse_rfc3339))
 }
 
@@ -245,10 +245,8 @@ fn record_attempt(
     finished: DateTime<Utc>,
 ) -> Result<(), ApiError> {
     let at = crate::time::rfc3339(now);
-    conn.execute(
-        "INSERT INTO webhook_attempts (event_id, attempted_at, status_code, error_class, duration_ms, response_snippet) \
-         VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
+    conn.prepare_cached("INSERT INTO webhook_attempts (event_id, attempted_at, status_code, error_class, duration_ms, response_snippet) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6)")?.execute(params![
             due.event_id,
             at,
             attempt.status_code,
@@ -278,10 +276,8 @@ fn record_attempt(
             Next::Failed => ("failed", at.clone(), None, error),
         }
     };
-    conn.execute(
-        "UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, round_started_at = ?3, \
-         round_attempts = ?4, next_attempt_at = ?5, delivered_at = ?6, last_error = ?7 WHERE event_id = ?1",
-        params![
+    conn.prepare_cached("UPDATE webhook_deliveries SET status = ?2, attempts = attempts + 1, round_started_at = ?3, \
+         round_attempts = ?4, next_attempt_at = ?5, delivered_at = ?6, last_error = ?7 WHERE event_id = ?1")?.execute(params![
             due.event_id,
             status,
             crate::time::rfc3339(round_started_at),

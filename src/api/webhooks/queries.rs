@@ -38,15 +38,13 @@ pub fn put_endpoint(
 ) -> Result<WebhookEndpoint, ApiError> {
     let now = crate::time::now_rfc3339();
     let secret = new_secret();
-    let created = tx.execute(
-        "INSERT OR IGNORE INTO webhook_endpoint (id, url, enabled, secret, updated_at) VALUES (1, ?1, ?2, ?3, ?4)",
-        params![url, enabled, secret, now],
+    let created = tx.prepare_cached("INSERT OR IGNORE INTO webhook_endpoint (id, url, enabled, secret, updated_at) VALUES (1, ?1, ?2, ?3, ?4)")?.execute(params![url, enabled, secret, now],
     )? == 1;
     if !created {
-        tx.execute(
+        tx.prepare_cached(
             "UPDATE webhook_endpoint SET url = ?1, enabled = ?2, updated_at = ?3 WHERE id = 1",
-            params![url, enabled, now],
-        )?;
+        )?
+        .execute(params![url, enabled, now])?;
     }
     let mut endpoint = get_endpoint(tx)?;
     endpoint.secret = created.then_some(secret);
@@ -56,10 +54,9 @@ pub fn put_endpoint(
 /// Replaces the secret; the old one signs nothing from now on.
 pub fn rotate_secret(tx: &Transaction) -> Result<WebhookEndpoint, ApiError> {
     let secret = new_secret();
-    let changed = tx.execute(
-        "UPDATE webhook_endpoint SET secret = ?1, updated_at = ?2 WHERE id = 1",
-        params![secret, crate::time::now_rfc3339()],
-    )?;
+    let changed = tx
+        .prepare_cached("UPDATE webhook_endpoint SET secret = ?1, updated_at = ?2 WHERE id = 1")?
+        .execute(params![secret, crate::time::now_rfc3339()])?;
     if changed == 0 {
         return Err(ApiError::conflict(
             "webhook_not_configured",
@@ -158,20 +155,18 @@ pub fn retry_delivery(tx: &Transaction, event_id: &str) -> Result<Delivery, ApiE
             "pending",
         ));
     }
-    tx.execute(
+    tx.prepare_cached(
         "UPDATE webhook_deliveries SET status = 'pending', next_attempt_at = ?2, \
          round_started_at = CASE WHEN status = 'failed' THEN NULL ELSE round_started_at END, \
          round_attempts = CASE WHEN status = 'failed' THEN 0 ELSE round_attempts END \
          WHERE event_id = ?1",
-        params![event_id, crate::time::now_rfc3339()],
-    )?;
+    )?
+    .execute(params![event_id, crate::time::now_rfc3339()])?;
     get_delivery(tx, event_id)
 }
 
 pub fn count_failed(conn: &Connection) -> Result<i64, ApiError> {
-    Ok(conn.query_row(
-        "SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'failed'",
-        [],
-        |r| r.get(0),
-    )?)
+    Ok(conn
+        .prepare_cached("SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'failed'")?
+        .query_row([], |r| r.get(0))?)
 }

@@ -268,18 +268,51 @@ impl Databases {
         let info = self
             .tenant_info(id)
             .ok_or_else(|| ApiError::not_found("tenant"))?;
-        let mut open = self
-            .open
-            .lock()
-            .map_err(|_| ApiError::internal("tenant map poisoned"))?;
+        if let Some(db) = self.touch_open(id)? {
+            return Ok(db);
+        }
+        // Opening and migrating a file takes milliseconds: do it outside the map's
+        // lock, so other tenants' requests are not held up by it.
+        let opened = Arc::new(self.open_file(info)?);
+        let mut open = self.lock_open()?;
         let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         if let Some(entry) = open.get_mut(&id) {
+            // Another request opened it meanwhile; one set of pools per tenant.
             entry.last_used = now;
             return Ok(entry.db.clone());
         }
         if open.len() >= MAX_OPEN_TENANTS {
             close_least_recently_used(&mut open);
         }
+        open.insert(
+            id,
+            OpenTenant {
+                db: opened.clone(),
+                last_used: now,
+            },
+        );
+        Ok(opened)
+    }
+
+    fn lock_open(&self) -> Result<std::sync::MutexGuard<'_, HashMap<Uuid, OpenTenant>>, ApiError> {
+        self.open
+            .lock()
+            .map_err(|_| ApiError::internal("tenant map poisoned"))
+    }
+
+    /// The already open database of a tenant, marked as just used.
+    fn touch_open(&self, id: Uuid) -> Result<Option<Arc<TenantDb>>, ApiError> {
+        let mut open = self.lock_open()?;
+        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        Ok(open.get_mut(&id).map(|entry| {
+            entry.last_used = now;
+            entry.db.clone()
+        }))
+    }
+
+    /// Pools for a tenant's file, migrated to the newest schema.
+    fn open_file(&self, info: TenantInfo) -> Result<TenantDb, ApiError> {
+        let id = info.id;
         let path = self.tenant_path(id);
         let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
         {
@@ -299,26 +332,18 @@ impl Databases {
             READERS_PER_TENANT,
             &self.maintenance,
         );
-        let db = Arc::new(TenantDb {
+        Ok(TenantDb {
             info,
             writer,
             readers,
             events: self.events.clone(),
             delivery_lane: Mutex::new(()),
-        });
-        open.insert(
-            id,
-            OpenTenant {
-                db: db.clone(),
-                last_used: now,
-            },
-        );
-        Ok(db)
+        })
     }
 
     /// How many tenants have their pools open now.
     pub fn open_tenants(&self) -> usize {
-        self.open.lock().map(|open| open.len()).unwrap_or(0)
+        self.lock_open().map(|open| open.len()).unwrap_or(0)
     }
 
     /// Registers a tenant and creates its file with the newest schema.

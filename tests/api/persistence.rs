@@ -93,3 +93,22 @@ fn open_tenants_stay_bounded_and_closed_ones_reopen_intact() {
         2.0
     );
 }
+
+#[test]
+fn concurrent_first_uses_of_a_tenant_share_one_set_of_pools() {
+    let app = TestApp::spawn();
+    let dir = app.dir.path().to_path_buf();
+    let tenant: uuid::Uuid = app.tenant_id.parse().unwrap();
+    // A fresh App on the same data dir: the tenant is not open there yet.
+    let cold = brigade::App::open(test_config(&dir)).unwrap();
+    let opened: Vec<_> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..8)
+            .map(|_| scope.spawn(|| cold.db.tenant(tenant).unwrap()))
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    assert!(opened
+        .windows(2)
+        .all(|pair| std::sync::Arc::ptr_eq(&pair[0], &pair[1])));
+    assert_eq!(cold.db.open_tenants(), 1);
+}

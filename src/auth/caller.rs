@@ -36,13 +36,14 @@ impl Caller {
     }
 
     /// Runs `work` in a write transaction of the caller's tenant (committed when it
-    /// returns `Ok`), off the async workers.
+    /// returns `Ok`) on the tenant's group-commit queue.
     pub async fn write<T, F>(self, work: F) -> Result<T, ApiError>
     where
         F: FnOnce(&Transaction, &Caller) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        run_blocking(move || self.tenant.clone().write(|tx| work(tx, &self))).await
+        let tenant = self.tenant.clone();
+        tenant.write_queued(move |tx| work(tx, &self)).await
     }
 
     pub fn require(&self, permission: Permission) -> Result<(), ApiError> {

@@ -5,6 +5,7 @@
 //! writers only spin) and a few readers, opened lazily and closed when idle, so a box
 //! with hundreds of tenants holds connections only for the ones in use.
 
+mod group_commit;
 pub mod migrations;
 
 use std::collections::HashMap;
@@ -20,6 +21,7 @@ use uuid::Uuid;
 
 use crate::error::ApiError;
 use crate::events::bus::{Committed, EventBus};
+use group_commit::WriteQueue;
 use migrations::Schema;
 
 pub type SqlitePool = Pool<SqliteConnectionManager>;
@@ -41,10 +43,12 @@ pub struct TenantInfo {
     pub created_at: String,
 }
 
-/// One tenant's database: a single writer and a small pool of readers.
+/// One tenant's database: a single writer, fed by a group-commit queue, and a small
+/// pool of readers.
 pub struct TenantDb {
     pub info: TenantInfo,
     writer: SqlitePool,
+    queue: WriteQueue,
     readers: SqlitePool,
     events: Arc<EventBus>,
     /// Held while delivering this tenant's webhooks: one request in flight per endpoint.
@@ -52,9 +56,20 @@ pub struct TenantDb {
 }
 
 impl TenantDb {
-    /// Runs `work` in a `BEGIN IMMEDIATE` transaction on the writer and commits
-    /// if it returns `Ok`. Events the work wrote are announced once committed.
-    /// Blocking: call through [`run_blocking`].
+    /// Runs `work` in a transaction and commits it if `work` returns `Ok`, batched
+    /// with whatever other writes are queued for this tenant. Events the work wrote
+    /// are announced once committed. The way requests write.
+    pub async fn write_queued<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.queue.write(work).await
+    }
+
+    /// Runs `work` in a `BEGIN IMMEDIATE` transaction of its own on the writer, on
+    /// the calling thread, and commits if it returns `Ok`. Events the work wrote
+    /// are announced once committed. Blocking: call through [`run_blocking`].
     pub fn write<T>(
         &self,
         work: impl FnOnce(&Transaction) -> Result<T, ApiError>,
@@ -92,7 +107,7 @@ impl TenantDb {
 }
 
 /// The newest outbox sequence number; a cheap read of SQLite's own counter.
-fn outbox_last_seq(tx: &Transaction) -> Result<i64, ApiError> {
+pub(super) fn outbox_last_seq(tx: &Transaction) -> Result<i64, ApiError> {
     Ok(tx
         .prepare_cached("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")?
         .query_row([], |r| r.get(0))
@@ -333,6 +348,7 @@ impl Databases {
             &self.maintenance,
         );
         Ok(TenantDb {
+            queue: WriteQueue::start(id, writer.clone(), self.events.clone()),
             info,
             writer,
             readers,

@@ -571,3 +571,75 @@ fn idempotent_create_returns_the_first_order_and_creates_nothing() {
         2
     );
 }
+
+#[test]
+fn concurrent_writes_commit_together_and_a_refused_one_changes_nothing() {
+    let app = TestApp::spawn();
+    let item = app.menu_item(4.0, 0.0);
+    let good = json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]});
+    let unknown_item = json!({"order_type": "takeaway",
+        "items": [{"menu_item_id": "01900000-0000-7000-8000-000000000000", "quantity": 1}]});
+    // 48 requests at once: every third is refused, and requests 4 and 5, and 10
+    // and 11, share an Idempotency-Key, so a replay may land in its original's batch.
+    let answers: Vec<(usize, u16, Value, bool)> = std::thread::scope(|scope| {
+        let requests: Vec<_> = (0..48)
+            .map(|i| {
+                let (client, good, unknown_item) = (app.owner.clone(), &good, &unknown_item);
+                scope.spawn(move || {
+                    let body = if i % 3 == 0 { unknown_item } else { good };
+                    let key = format!("pair-{}", i / 2);
+                    let headers: &[(&str, &str)] = if i < 12 && i % 3 != 0 {
+                        &[("Idempotency-Key", key.as_str())]
+                    } else {
+                        &[]
+                    };
+                    let res = client.send("POST", "/orders", body.clone(), headers);
+                    let replayed = res.header("idempotent-replayed").is_some();
+                    (i, res.status, res.body, replayed)
+                })
+            })
+            .collect();
+        requests.into_iter().map(|r| r.join().unwrap()).collect()
+    });
+    let mut created = std::collections::BTreeSet::new();
+    for (i, status, body, replayed) in &answers {
+        if i % 3 == 0 {
+            assert_eq!(*status, 422, "{i}: {body}");
+            assert_eq!(body["code"], "validation_failed");
+        } else {
+            assert_eq!(*status, 201, "{i}: {body}");
+            if !replayed {
+                assert!(created.insert(body["id"].as_str().unwrap().to_string()));
+            }
+        }
+    }
+    // Each pair made one order.
+    let replays = answers.iter().filter(|a| a.3).count();
+    assert_eq!(replays, 2);
+    let listed: std::collections::BTreeSet<String> = app.owner.get("/orders?limit=100").expect(200)
+        ["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(listed, created);
+    assert_eq!(listed.len(), 32 - 2);
+    let outbox = app.outbox(&app.tenant_id);
+    let announced: std::collections::BTreeSet<String> = outbox
+        .iter()
+        .map(|e| e["data"]["order"]["id"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(outbox.len(), created.len());
+    assert_eq!(announced, created);
+    // Order numbers stay unique however the writes were batched.
+    let mut numbers: Vec<String> = app.owner.get("/orders?limit=100").expect(200)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|o| o["order_number"].as_str().unwrap().to_string())
+        .collect();
+    numbers.sort();
+    numbers.dedup();
+    assert_eq!(numbers.len(), created.len());
+}

@@ -75,12 +75,14 @@ impl<'r> FromRequest<'r> for WithinLimit {
 }
 
 /// The tenant named by the slug (404 when unknown).
-fn tenant(app: &App, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
+/// The restaurant's database; opening a cold tenant's file is blocking work.
+async fn tenant(app: &Arc<App>, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
     let info = app
         .db
         .tenant_by_slug(slug)
         .ok_or_else(|| ApiError::not_found("restaurant"))?;
-    app.db.tenant(info.id)
+    let app = app.clone();
+    run_blocking(move || app.db.tenant(info.id)).await
 }
 
 /// A queue ticket's status, position and estimated wait; nothing else.
@@ -93,7 +95,7 @@ async fn track_ticket(
     tenant_slug: &str,
     ticket_token: &str,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, tenant_slug)?;
+    let db = tenant(app, tenant_slug).await?;
     let token = ticket_token.to_string();
     run_blocking(move || db.read(|conn| Reply::ok(queue::public_ticket(conn, &token, Utc::now())?)))
         .await
@@ -111,7 +113,7 @@ async fn public_availability(
     date: Option<&str>,
     party_size: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, tenant_slug)?;
+    let db = tenant(app, tenant_slug).await?;
     let (date, party_size) = reservations::availability_query(date, party_size)?;
     run_blocking(move || {
         db.read(|conn| {
@@ -140,11 +142,11 @@ async fn book(
     tenant_slug: &str,
     body: JsonBody<CustomerBooking>,
 ) -> Result<Reply, ApiError> {
-    let db = tenant(app, tenant_slug)?;
+    let db = tenant(app, tenant_slug).await?;
     let tenant_id = db.info.id;
     let booking = reservations::NewReservation::from(body.value);
-    let reply = run_blocking(move || {
-        db.write(|tx| {
+    let reply = db
+        .write_queued(move |tx| {
             let reservation = reservations::create_reservation(
                 tx,
                 tenant_id,
@@ -159,8 +161,7 @@ async fn book(
                 starts_at: reservation.starts_at,
             })
         })
-    })
-    .await?;
+        .await?;
     app.scheduler.forget(tenant_id);
     Ok(reply)
 }

@@ -17,7 +17,6 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::api::validate::query_filter;
 use crate::auth::{Caller, Permission};
-use crate::db::run_blocking;
 use crate::error::{ApiError, Problem};
 use crate::events::outbox;
 use model::*;
@@ -65,14 +64,13 @@ async fn get_endpoint(caller: Caller) -> Result<Reply, ApiError> {
 async fn put_endpoint(caller: Caller, body: JsonBody<EndpointInput>) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
     let url = body.validated_url()?;
-    run_blocking(move || {
-        let endpoint = caller
-            .tenant
-            .write(|tx| queries::put_endpoint(tx, &url, body.enabled))?;
-        caller.tenant.wake_delivery();
-        Reply::ok(endpoint)
-    })
-    .await
+    let enabled = body.enabled;
+    let endpoint = caller
+        .tenant
+        .write_queued(move |tx| queries::put_endpoint(tx, &url, enabled))
+        .await?;
+    caller.tenant.wake_delivery();
+    Reply::ok(endpoint)
 }
 
 /// Replace the signing secret and return the new one, this once. The old secret
@@ -132,14 +130,12 @@ async fn get_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError>
 async fn retry_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError> {
     caller.require(Permission::WebhooksManage)?;
     let event_id = model::event_id(event_id)?;
-    run_blocking(move || {
-        let delivery = caller
-            .tenant
-            .write(|tx| queries::retry_delivery(tx, &event_id))?;
-        caller.tenant.wake_delivery();
-        Reply::ok(delivery)
-    })
-    .await
+    let delivery = caller
+        .tenant
+        .write_queued(move |tx| queries::retry_delivery(tx, &event_id))
+        .await?;
+    caller.tenant.wake_delivery();
+    Reply::ok(delivery)
 }
 
 /// Queue a `webhook.test` event, delivered like any other.

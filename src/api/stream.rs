@@ -1,6 +1,6 @@
 //! The live event stream: Server-Sent Events carrying the tenant's envelopes as they
 //! commit. `id:` is the event id; a client that reconnects with `Last-Event-ID`
-//! first gets what it missed, from the outbox, then live events.
+//! first gets what it missed, from the outbox a page at a time, then live events.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -14,7 +14,7 @@ use rusqlite::OptionalExtension;
 use utoipa::OpenApi;
 
 use crate::auth::{Caller, Permission};
-use crate::db::{outbox_since, run_blocking, TenantDb};
+use crate::db::{outbox_last_seq, outbox_since, run_blocking, TenantDb};
 use crate::error::{ApiError, Problem};
 use crate::events::bus::Committed;
 use crate::App;
@@ -41,9 +41,34 @@ impl<'r> FromRequest<'r> for LastEventId {
     }
 }
 
-/// The tenant's outbox after `seq`.
+/// Outbox rows read at a time while catching up, so a client resuming from long
+/// ago costs one page of memory, not the whole backlog.
+const CATCH_UP_PAGE: u32 = 256;
+
+/// The next page of the tenant's outbox after `seq`.
 async fn missed(tenant: Arc<TenantDb>, seq: i64) -> Result<Vec<Committed>, ApiError> {
-    run_blocking(move || tenant.read(|conn| outbox_since(conn, tenant.info.id, seq))).await
+    run_blocking(move || {
+        tenant.read(|conn| outbox_since(conn, tenant.info.id, seq, Some(CATCH_UP_PAGE)))
+    })
+    .await
+}
+
+/// Where the stream starts: after the event named by `Last-Event-ID` if this
+/// tenant knows it, else after the newest event.
+async fn start_after(tenant: Arc<TenantDb>, resume: Option<String>) -> Result<i64, ApiError> {
+    run_blocking(move || {
+        tenant.read(|conn| {
+            let known = match resume {
+                Some(event_id) => conn
+                    .prepare_cached("SELECT seq FROM outbox WHERE event_id = ?1")?
+                    .query_row([event_id], |r| r.get::<_, i64>(0))
+                    .optional()?,
+                None => None,
+            };
+            known.map_or_else(|| outbox_last_seq(conn), Ok)
+        })
+    })
+    .await
 }
 
 fn to_event(committed: &Committed) -> Event {
@@ -70,45 +95,25 @@ async fn stream_events(
     // overlap is removed by sequence number.
     let mut live = app.db.events().subscribe();
     let tenant = caller.tenant.clone();
-    let resume_seq = match resume.0 {
-        Some(event_id) => {
-            let tenant = tenant.clone();
-            run_blocking(move || {
-                tenant.read(|conn| {
-                    Ok(conn
-                        .query_row(
-                            "SELECT seq FROM outbox WHERE event_id = ?1",
-                            [event_id],
-                            |r| r.get::<_, i64>(0),
-                        )
-                        .optional()?)
-                })
-            })
-            .await?
-        }
-        None => None,
-    };
-    let backlog = match resume_seq {
-        Some(seq) => missed(tenant.clone(), seq).await?,
-        None => Vec::new(),
-    };
+    let mut last_seq = start_after(tenant.clone(), resume.0).await?;
     Ok(EventStream! {
-        let mut last_seq = resume_seq.unwrap_or(0);
-        for committed in backlog {
-            last_seq = committed.seq;
-            yield to_event(&committed);
-        }
+        // Catch up a page at a time; `Lagged` below comes back here too.
+        let mut behind = true;
         loop {
+            while behind {
+                let Ok(page) = missed(tenant.clone(), last_seq).await else { return };
+                behind = page.len() == CATCH_UP_PAGE as usize;
+                for committed in page {
+                    last_seq = committed.seq;
+                    yield to_event(&committed);
+                }
+            }
             let committed = select! {
                 received = live.recv() => match received {
                     Ok(committed) => committed,
                     // Too slow to keep up: catch up from the outbox instead.
                     Err(RecvError::Lagged(_)) => {
-                        let Ok(caught_up) = missed(tenant.clone(), last_seq).await else { break };
-                        for committed in caught_up {
-                            last_seq = committed.seq;
-                            yield to_event(&committed);
-                        }
+                        behind = true;
                         continue;
                     }
                     Err(RecvError::Closed) => break,

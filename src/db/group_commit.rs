@@ -136,7 +136,7 @@ fn run_batch(
         tx.prepare_cached("RELEASE job")?.execute([])?;
     }
     let written = if outbox_last_seq(&tx)? > last_seq {
-        outbox_since(&tx, tenant_id, last_seq)?
+        outbox_since(&tx, tenant_id, last_seq, None)?
     } else {
         Vec::new()
     };

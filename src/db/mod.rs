@@ -79,7 +79,7 @@ impl TenantDb {
         let last_seq = outbox_last_seq(&tx)?;
         let value = work(&tx)?;
         let written = if outbox_last_seq(&tx)? > last_seq {
-            outbox_since(&tx, self.info.id, last_seq)?
+            outbox_since(&tx, self.info.id, last_seq, None)?
         } else {
             Vec::new()
         };
@@ -107,23 +107,26 @@ impl TenantDb {
 }
 
 /// The newest outbox sequence number; a cheap read of SQLite's own counter.
-pub(super) fn outbox_last_seq(tx: &Transaction) -> Result<i64, ApiError> {
-    Ok(tx
+pub fn outbox_last_seq(conn: &Connection) -> Result<i64, ApiError> {
+    Ok(conn
         .prepare_cached("SELECT seq FROM sqlite_sequence WHERE name = 'outbox'")?
         .query_row([], |r| r.get(0))
         .optional()?
         .unwrap_or(0))
 }
 
-/// Outbox rows after `seq`, oldest first.
+/// Outbox rows after `seq`, oldest first, at most `limit` of them when given.
 pub fn outbox_since(
     conn: &Connection,
     tenant_id: Uuid,
     seq: i64,
+    limit: Option<u32>,
 ) -> Result<Vec<Committed>, ApiError> {
-    let mut stmt =
-        conn.prepare_cached("SELECT seq, event_id, body FROM outbox WHERE seq > ?1 ORDER BY seq")?;
-    let rows = stmt.query_map([seq], |r| {
+    let mut stmt = conn.prepare_cached(
+        "SELECT seq, event_id, body FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+    )?;
+    // SQLite reads a negative LIMIT as no limit.
+    let rows = stmt.query_map(params![seq, limit.map_or(-1, i64::from)], |r| {
         Ok(Committed {
             tenant_id,
             seq: r.get(0)?,

@@ -816,6 +816,44 @@ fn the_event_stream_carries_committed_events_and_resumes_from_last_event_id() {
 }
 
 #[test]
+fn resuming_from_far_back_catches_up_page_by_page_and_a_new_stream_starts_now() {
+    let app = TestApp::spawn();
+    let tenant = app.app().db.tenant(app.tenant_id.parse().unwrap()).unwrap();
+    // More than two catch-up pages of history.
+    let history: Vec<String> = tenant
+        .write(|tx| {
+            (0..600)
+                .map(|i| {
+                    brigade::events::outbox::enqueue(
+                        tx,
+                        tenant.info.id,
+                        "webhook.test",
+                        json!({ "n": i }),
+                    )
+                })
+                .collect()
+        })
+        .unwrap();
+    let kitchen = app.user(Role::Kitchen);
+    let mut fresh = EventStream::open(&kitchen, None);
+    let mut resumed = EventStream::open(&kitchen, Some(&history[0]));
+    for expected in &history[1..] {
+        let (id, envelope) = resumed.next();
+        assert_eq!(&id, expected);
+        assert_eq!(envelope["event"], "webhook.test");
+    }
+    let item = app.menu_item(7.0, 0.0);
+    let order = app.order(&item, 1);
+    let (_, live) = resumed.next();
+    assert_eq!(live["data"]["order"]["id"], order["id"], "then live events");
+    let (_, first) = fresh.next();
+    assert_eq!(
+        first["data"]["order"]["id"], order["id"],
+        "a stream without Last-Event-ID starts with what commits after it opens"
+    );
+}
+
+#[test]
 fn events_of_one_tenant_arrive_in_created_order() {
     let app = TestApp::spawn();
     let receiver = Receiver::start();

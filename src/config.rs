@@ -25,7 +25,8 @@ pub struct Config {
     pub log: bool,
     /// How long a webhook receiver has to answer; the contract says 10 s.
     pub webhook_timeout: Duration,
-    /// Threads sending webhooks; each serves one tenant at a time.
+    /// The most threads sending webhooks at once. Each serves one tenant at a time;
+    /// they start when a tenant is due and none is free, and end when long idle.
     pub webhook_workers: usize,
 }
 
@@ -42,7 +43,7 @@ impl Config {
             json_limit: 256 * 1024,
             log: true,
             webhook_timeout: Duration::from_secs(10),
-            webhook_workers: 8,
+            webhook_workers: 64,
         }
     }
 }

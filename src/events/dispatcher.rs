@@ -1,13 +1,16 @@
 //! The delivery dispatcher: one thread that knows, for every tenant with pending
-//! deliveries, when the next one is due, and a small pool of threads that send them.
+//! deliveries, when the next one is due, and a pool of threads that send them.
 //!
 //! It is woken when a transaction commits events (no polling on the hot path) and
 //! otherwise sleeps until the earliest due retry. Tenant files are read once at
 //! start; after that only tenants that were woken are looked at again.
+//!
+//! A worker serves one tenant at a time and may wait a whole timeout on a hanging
+//! receiver, so the pool grows whenever a tenant is due and no worker is free (up
+//! to `webhook_workers`), and a worker left idle for a while ends.
 
-use std::collections::{HashMap, HashSet};
-use std::sync::mpsc;
-use std::sync::{Arc, Mutex};
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
 
@@ -28,43 +31,148 @@ const IDLE_CHECK: Duration = Duration::from_secs(60);
 /// so a broken file is not retried in a tight loop.
 const ERROR_PAUSE: Duration = Duration::from_secs(1);
 
+/// A worker with nothing to do for this long ends.
+const IDLE_EXIT: Duration = Duration::from_secs(60);
+
 /// The running dispatcher and its workers.
 pub struct Dispatcher {
     app: Arc<App>,
-    threads: Vec<JoinHandle<()>>,
+    dispatcher: JoinHandle<()>,
+    workers: Arc<Workers>,
 }
 
 impl Dispatcher {
     pub fn start(app: Arc<App>) -> Dispatcher {
-        let (jobs, queue) = mpsc::channel::<Uuid>();
-        let queue = Arc::new(Mutex::new(queue));
-        let in_flight = Arc::new(Mutex::new(HashSet::new()));
-        let sender = Arc::new(Sender::new(app.config.webhook_timeout));
-        let mut threads = Vec::new();
-        for n in 0..app.config.webhook_workers.max(1) {
-            let (app, queue, in_flight, sender) = (
-                app.clone(),
-                queue.clone(),
-                in_flight.clone(),
-                sender.clone(),
-            );
-            threads.push(spawn(format!("webhook-{n}"), move || {
-                work(&app, &queue, &in_flight, &sender)
-            }));
+        let workers = Arc::new(Workers {
+            app: app.clone(),
+            sender: Sender::new(app.config.webhook_timeout),
+            most: app.config.webhook_workers.max(1),
+            in_flight: Mutex::new(HashSet::new()),
+            pool: Mutex::new(Pool::default()),
+            job_queued: Condvar::new(),
+        });
+        let (dispatcher_app, dispatcher_workers) = (app.clone(), workers.clone());
+        let dispatcher = spawn("webhook-dispatcher".into(), move || {
+            dispatch(&dispatcher_app, &dispatcher_workers)
+        });
+        Dispatcher {
+            app,
+            dispatcher,
+            workers,
         }
-        let dispatcher_app = app.clone();
-        threads.push(spawn("webhook-dispatcher".into(), move || {
-            dispatch(&dispatcher_app, jobs, &in_flight)
-        }));
-        Dispatcher { app, threads }
     }
 
     /// Stops taking new work and waits for attempts in flight to finish.
     pub fn stop(self) {
         self.app.db.events().stop();
-        for thread in self.threads {
+        let _ = self.dispatcher.join();
+        for thread in self.workers.stop() {
             let _ = thread.join();
         }
+    }
+}
+
+/// The sending threads and what they share.
+struct Workers {
+    app: Arc<App>,
+    sender: Sender,
+    /// The most workers that may run at once.
+    most: usize,
+    /// Tenants queued or being sent for; each is served by one worker at a time.
+    in_flight: Mutex<HashSet<Uuid>>,
+    pool: Mutex<Pool>,
+    job_queued: Condvar,
+}
+
+#[derive(Default)]
+struct Pool {
+    /// Tenants waiting for a worker.
+    queued: VecDeque<Uuid>,
+    /// Workers waiting for a job.
+    idle: usize,
+    running: usize,
+    stopping: bool,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Workers {
+    fn lock(&self) -> MutexGuard<'_, Pool> {
+        // A worker panicking mid-delivery must not stop the others.
+        self.pool
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    /// Queues a tenant for sending, starting a worker when none is idle to take it.
+    fn submit(self: &Arc<Self>, tenant_id: Uuid) {
+        let mut pool = self.lock();
+        pool.queued.push_back(tenant_id);
+        if pool.idle < pool.queued.len() && pool.running < self.most {
+            pool.running += 1;
+            let workers = self.clone();
+            let name = format!("webhook-{}", pool.running);
+            pool.threads.retain(|t| !t.is_finished());
+            pool.threads.push(spawn(name, move || workers.work()));
+        }
+        self.job_queued.notify_one();
+    }
+
+    /// Ends every worker once its attempt in flight is done; returns their threads.
+    fn stop(&self) -> Vec<JoinHandle<()>> {
+        let mut pool = self.lock();
+        pool.stopping = true;
+        self.job_queued.notify_all();
+        std::mem::take(&mut pool.threads)
+    }
+
+    fn work(&self) {
+        while let Some(tenant_id) = self.next_job() {
+            self.deliver(tenant_id);
+        }
+    }
+
+    /// The next queued tenant; `None` when stopping or after idling for `IDLE_EXIT`.
+    fn next_job(&self) -> Option<Uuid> {
+        let mut pool = self.lock();
+        loop {
+            if pool.stopping {
+                break;
+            }
+            if let Some(tenant_id) = pool.queued.pop_front() {
+                return Some(tenant_id);
+            }
+            pool.idle += 1;
+            let (woken, wait) = self
+                .job_queued
+                .wait_timeout(pool, IDLE_EXIT)
+                .unwrap_or_else(|poisoned| poisoned.into_inner());
+            pool = woken;
+            pool.idle -= 1;
+            if wait.timed_out() && pool.queued.is_empty() {
+                break;
+            }
+        }
+        pool.running -= 1;
+        None
+    }
+
+    fn deliver(&self, tenant_id: Uuid) {
+        let app = &self.app;
+        let result = app
+            .db
+            .tenant(tenant_id)
+            .and_then(|tenant| delivery::deliver_due(&tenant, &self.sender, &Utc::now, BATCH));
+        if let Err(error) = result {
+            log::error!(
+                "webhooks: delivery for tenant {tenant_id} failed: {}",
+                error.detail
+            );
+            std::thread::sleep(ERROR_PAUSE);
+        }
+        if let Ok(mut busy) = self.in_flight.lock() {
+            busy.remove(&tenant_id);
+        }
+        app.db.events().wake(tenant_id);
     }
 }
 
@@ -90,7 +198,7 @@ fn due_of(app: &App, tenant_id: Uuid) -> Option<DateTime<Utc>> {
     }
 }
 
-fn dispatch(app: &App, jobs: mpsc::Sender<Uuid>, in_flight: &Mutex<HashSet<Uuid>>) {
+fn dispatch(app: &App, workers: &Arc<Workers>) {
     let mut due: HashMap<Uuid, DateTime<Utc>> = app
         .db
         .tenants()
@@ -106,12 +214,12 @@ fn dispatch(app: &App, jobs: mpsc::Sender<Uuid>, in_flight: &Mutex<HashSet<Uuid>
             .collect();
         for tenant_id in ready {
             due.remove(&tenant_id);
-            if in_flight
+            if workers
+                .in_flight
                 .lock()
                 .is_ok_and(|mut busy| busy.insert(tenant_id))
-                && jobs.send(tenant_id).is_err()
             {
-                return;
+                workers.submit(tenant_id);
             }
         }
         let sleep = due
@@ -124,7 +232,11 @@ fn dispatch(app: &App, jobs: mpsc::Sender<Uuid>, in_flight: &Mutex<HashSet<Uuid>
         };
         for tenant_id in woken {
             // A tenant being sent to is looked at again when its worker finishes.
-            if in_flight.lock().is_ok_and(|busy| busy.contains(&tenant_id)) {
+            if workers
+                .in_flight
+                .lock()
+                .is_ok_and(|busy| busy.contains(&tenant_id))
+            {
                 continue;
             }
             match due_of(app, tenant_id) {
@@ -132,37 +244,5 @@ fn dispatch(app: &App, jobs: mpsc::Sender<Uuid>, in_flight: &Mutex<HashSet<Uuid>
                 None => due.remove(&tenant_id),
             };
         }
-    }
-}
-
-fn work(
-    app: &App,
-    queue: &Mutex<mpsc::Receiver<Uuid>>,
-    in_flight: &Mutex<HashSet<Uuid>>,
-    sender: &Sender,
-) {
-    loop {
-        let job = match queue.lock() {
-            Ok(queue) => queue.recv(),
-            Err(_) => return,
-        };
-        let Ok(tenant_id) = job else {
-            return;
-        };
-        let result = app
-            .db
-            .tenant(tenant_id)
-            .and_then(|tenant| delivery::deliver_due(&tenant, sender, &Utc::now, BATCH));
-        if let Err(error) = result {
-            log::error!(
-                "webhooks: delivery for tenant {tenant_id} failed: {}",
-                error.detail
-            );
-            std::thread::sleep(ERROR_PAUSE);
-        }
-        if let Ok(mut busy) = in_flight.lock() {
-            busy.remove(&tenant_id);
-        }
-        app.db.events().wake(tenant_id);
     }
 }

@@ -322,6 +322,38 @@ fn deliveries_pending_when_the_server_stops_go_out_after_restart() {
 }
 
 #[test]
+fn a_dozen_hanging_receivers_at_once_do_not_delay_a_healthy_tenant() {
+    let app = TestApp::spawn_with(|c| c.webhook_timeout = Duration::from_secs(10));
+    let stuck = Receiver::start();
+    stuck.answer(Answer::Hang(Duration::from_secs(12)));
+    let stuck_events: Vec<(Client, String)> = (0..12)
+        .map(|n| {
+            let (tenant, owner) = app.second_tenant(&format!("stuck-{n}"));
+            set_endpoint(&owner, &stuck.url);
+            let item = app.menu_item_for(&owner, 5.0, 0.0);
+            owner
+                .post("/orders", json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]}))
+                .expect(201);
+            let event = app.outbox(&tenant)[0]["id"].as_str().unwrap().to_string();
+            (owner, event)
+        })
+        .collect();
+    stuck.wait_for(12);
+
+    let healthy = Receiver::start();
+    set_endpoint(&app.owner, &healthy.url);
+    let event = order_event(&app);
+    assert_eq!(healthy.wait_for(1)[0].json()["id"], event.as_str());
+    for (owner, event) in &stuck_events {
+        assert_eq!(
+            delivery(owner, event)["attempt_count"],
+            0,
+            "every stuck attempt is still hanging"
+        );
+    }
+}
+
+#[test]
 fn a_hanging_receiver_of_one_tenant_does_not_delay_another() {
     let app = TestApp::spawn_with(|c| c.webhook_timeout = Duration::from_secs(10));
     let stuck = Receiver::start();

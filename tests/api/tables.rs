@@ -3,7 +3,7 @@
 use brigade::auth::Role;
 use serde_json::json;
 
-use crate::helpers::{next_slot, TestApp};
+use crate::helpers::{next_slot, next_week_at_seven, TestApp};
 
 #[test]
 fn floors_and_tables_are_created_listed_changed_and_deleted() {
@@ -54,6 +54,51 @@ fn floors_and_tables_are_created_listed_changed_and_deleted() {
     app.owner
         .get(&format!("/floors/{floor_id}"))
         .expect_problem(404, "not_found");
+}
+
+#[test]
+fn a_table_with_orders_or_a_booking_to_come_cannot_be_deleted() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[4, 4]);
+    app.open_for_bookings(20, 8);
+    let item = app.menu_item(3.0, 0.0);
+    app.owner
+        .post(
+            "/orders",
+            json!({"order_type": "dine_in", "table_id": tables[0], "items": [{"menu_item_id": item, "quantity": 1}]}),
+        )
+        .expect(201);
+    app.owner
+        .delete(&format!("/tables/{}", tables[0]))
+        .expect_problem(409, "table_in_use");
+
+    let (_, starts_at) = next_week_at_seven();
+    let booking = app
+        .owner
+        .post(
+            "/reservations",
+            json!({"name": "Ada", "phone": "555", "party_size": 2, "starts_at": starts_at, "table_ids": [tables[1]]}),
+        )
+        .expect(201);
+    let refused = app
+        .owner
+        .delete(&format!("/tables/{}", tables[1]))
+        .expect_problem(409, "table_in_use");
+    assert!(refused["detail"].as_str().unwrap().contains("reservation"));
+    assert_eq!(
+        app.owner.get(&format!("/tables/{}", tables[1])).expect(200)["id"],
+        tables[1].as_str()
+    );
+    let id = booking["id"].as_str().unwrap();
+    app.owner
+        .post(
+            &format!("/reservations/{id}/cancel"),
+            json!({"by": "staff", "reason": "plans changed"}),
+        )
+        .expect(200);
+    app.owner
+        .delete(&format!("/tables/{}", tables[1]))
+        .expect(204);
 }
 
 #[test]

@@ -262,6 +262,19 @@ pub fn delete_table(tx: &Transaction, id: &str) -> Result<(), ApiError> {
             "the table has seated guests or orders; set active to false to take it out of service",
         ));
     }
+    // A booking still to come would otherwise be held at a table that no longer exists.
+    let held: bool = tx.query_row(
+        "SELECT EXISTS (SELECT 1 FROM reservations, json_each(reservations.table_ids) \
+         WHERE json_each.value = ?1 AND reservations.status IN ('pending', 'confirmed'))",
+        [id],
+        |r| r.get(0),
+    )?;
+    if held {
+        return Err(ApiError::conflict(
+            "table_in_use",
+            "a pending or confirmed reservation holds the table; move or cancel it first",
+        ));
+    }
     tx.execute("DELETE FROM tables WHERE id = ?1", [id])?;
     Ok(())
 }

@@ -10,7 +10,7 @@ pub mod migrations;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 use std::time::Duration;
 
 use r2d2::Pool;
@@ -48,7 +48,9 @@ pub struct TenantInfo {
 pub struct TenantDb {
     pub info: TenantInfo,
     writer: SqlitePool,
-    queue: WriteQueue,
+    /// Started by the first queued write, so tenants that are only read (as by
+    /// the start-up scans) run no commit thread.
+    queue: OnceLock<WriteQueue>,
     readers: SqlitePool,
     events: Arc<EventBus>,
     /// Held while delivering this tenant's webhooks: one request in flight per endpoint.
@@ -64,7 +66,12 @@ impl TenantDb {
         F: FnOnce(&Transaction) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
-        self.queue.write(work).await
+        self.queue
+            .get_or_init(|| {
+                WriteQueue::start(self.info.id, self.writer.clone(), self.events.clone())
+            })
+            .write(work)
+            .await
     }
 
     /// Runs `work` in a `BEGIN IMMEDIATE` transaction of its own on the writer, on
@@ -351,7 +358,7 @@ impl Databases {
             &self.maintenance,
         );
         Ok(TenantDb {
-            queue: WriteQueue::start(id, writer.clone(), self.events.clone()),
+            queue: OnceLock::new(),
             info,
             writer,
             readers,

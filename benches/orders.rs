@@ -72,7 +72,7 @@ fn main() {
     let list = {
         let clients = clients.clone();
         load("list 50 orders", CONCURRENCY, duration, move |t, _| {
-            clients[t].call("GET", "/orders?limit=50", None).0 == 200
+            clients[t].status("GET", "/orders?limit=50", None) == 200
         })
     };
     let ids: Arc<Vec<(String, f64)>> = Arc::new(created.lock().unwrap().clone());
@@ -80,7 +80,7 @@ fn main() {
         let (clients, ids) = (clients.clone(), ids.clone());
         load("get order by id", CONCURRENCY, duration, move |t, i| {
             let (id, _) = &ids[(t * 7919 + i * 31) % ids.len()];
-            clients[t].call("GET", &format!("/orders/{id}"), None).0 == 200
+            clients[t].status("GET", &format!("/orders/{id}"), None) == 200
         })
     };
     let pay = {
@@ -91,20 +91,16 @@ fn main() {
                 std::thread::sleep(Duration::from_millis(1));
                 return false;
             };
-            let paid = clients[t]
-                .call(
-                    "POST",
-                    &format!("/orders/{id}/payments"),
-                    Some(&json!({"method": "card", "amount": total})),
-                )
-                .0;
-            let done = clients[t]
-                .call(
-                    "POST",
-                    &format!("/orders/{id}/status"),
-                    Some(&json!({"status": "completed"})),
-                )
-                .0;
+            let paid = clients[t].status(
+                "POST",
+                &format!("/orders/{id}/payments"),
+                Some(&json!({"method": "card", "amount": total})),
+            );
+            let done = clients[t].status(
+                "POST",
+                &format!("/orders/{id}/status"),
+                Some(&json!({"status": "completed"})),
+            );
             paid == 201 && done == 200
         })
     };

@@ -1,6 +1,8 @@
 //! Order SQL. Every function that changes an order takes the write transaction and
 //! leaves the order's totals, version and event consistent before commit.
 
+use std::collections::HashMap;
+
 use chrono::Utc;
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use serde_json::json;
@@ -87,46 +89,81 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
         .ok_or_else(|| ApiError::not_found("order"))
 }
 
+const LINE_COLUMNS: &str =
+    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station";
+
+fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
+    let quantity: i64 = r.get(3)?;
+    let unit_price: i64 = r.get(4)?;
+    let modifiers: String = r.get(5)?;
+    Ok(OrderLine {
+        id: r.get(0)?,
+        menu_item_id: r.get(1)?,
+        name: r.get(2)?,
+        quantity,
+        unit_price: to_json(unit_price, exponent),
+        modifiers: serde_json::from_str::<Vec<StoredModifier>>(&modifiers)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| LineModifier {
+                name: m.name,
+                price: to_json(m.price, exponent),
+            })
+            .collect(),
+        notes: r.get(6)?,
+        tax_rate: crate::money::rate_to_json(r.get(7)?),
+        line_total: to_json(unit_price * quantity, exponent),
+        kitchen_station: r.get(8)?,
+    })
+}
+
 fn lines_of(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<OrderLine>, ApiError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station \
-         FROM order_items WHERE order_id = ?1 ORDER BY created_at, id",
-    )?;
-    let rows = stmt.query_map([order_id], |r| {
-        let quantity: i64 = r.get(3)?;
-        let unit_price: i64 = r.get(4)?;
-        let modifiers: String = r.get(5)?;
-        Ok(OrderLine {
-            id: r.get(0)?,
-            menu_item_id: r.get(1)?,
-            name: r.get(2)?,
-            quantity,
-            unit_price: to_json(unit_price, exponent),
-            modifiers: serde_json::from_str::<Vec<StoredModifier>>(&modifiers)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|m| LineModifier {
-                    name: m.name,
-                    price: to_json(m.price, exponent),
-                })
-                .collect(),
-            notes: r.get(6)?,
-            tax_rate: crate::money::rate_to_json(r.get(7)?),
-            line_total: to_json(unit_price * quantity, exponent),
-            kitchen_station: r.get(8)?,
-        })
-    })?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LINE_COLUMNS} FROM order_items WHERE order_id = ?1 ORDER BY created_at, id"
+    ))?;
+    let rows = stmt.query_map([order_id], |r| line_from_row(r, exponent))?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The lines of many orders in one query, by order id.
+fn lines_of_all(
+    conn: &Connection,
+    rows: &[OrderRow],
+    exponent: u32,
+) -> Result<HashMap<String, Vec<OrderLine>>, ApiError> {
+    let ids = serde_json::to_string(&rows.iter().map(|row| &row.id).collect::<Vec<_>>())
+        .map_err(ApiError::internal)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LINE_COLUMNS}, order_id FROM order_items \
+         WHERE order_id IN (SELECT value FROM json_each(?1)) ORDER BY created_at, id"
+    ))?;
+    let mut lines: HashMap<String, Vec<OrderLine>> = HashMap::with_capacity(rows.len());
+    let mut found = stmt.query([ids])?;
+    while let Some(r) = found.next()? {
+        lines
+            .entry(r.get(9)?)
+            .or_default()
+            .push(line_from_row(r, exponent)?);
+    }
+    Ok(lines)
 }
 
 /// The full order as the API shows it.
 pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Order, ApiError> {
+    Ok(order_with_lines(
+        row,
+        lines_of(conn, &row.id, exponent)?,
+        exponent,
+    ))
+}
+
+fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Order {
     let customer =
         (row.customer_name.is_some() || row.customer_phone.is_some()).then(|| Customer {
             name: row.customer_name.clone(),
             phone: row.customer_phone.clone(),
         });
-    Ok(Order {
+    Order {
         id: row.id.clone(),
         order_number: row.order_number.clone(),
         status: row.status,
@@ -136,7 +173,7 @@ pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Or
         session_id: row.session_id.clone(),
         customer,
         notes: row.notes.clone(),
-        items: lines_of(conn, &row.id, exponent)?,
+        items,
         subtotal: to_json(row.subtotal, exponent),
         tax_amount: to_json(row.tax_amount, exponent),
         discount_amount: to_json(row.discount_amount, exponent),
@@ -150,7 +187,7 @@ pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Or
         updated_at: row.updated_at.clone(),
         closed_at: row.closed_at.clone(),
         version: row.version,
-    })
+    }
 }
 
 pub fn get_order(conn: &Connection, id: &str, exponent: u32) -> Result<Order, ApiError> {
@@ -192,9 +229,11 @@ pub fn list_orders(
         order_from_row,
     )?;
     let rows: Vec<OrderRow> = rows.collect::<Result<_, _>>()?;
-    rows.iter()
-        .map(|row| order_json(conn, row, exponent))
-        .collect()
+    let mut lines = lines_of_all(conn, &rows, exponent)?;
+    Ok(rows
+        .iter()
+        .map(|row| order_with_lines(row, lines.remove(&row.id).unwrap_or_default(), exponent))
+        .collect())
 }
 
 /// The table's name for a dine-in order, or the field error.

@@ -9,7 +9,8 @@
 //! write is ever acknowledged before it is durable.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::mpsc::{channel, Receiver, Sender};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 
 use rocket::tokio::sync::oneshot;
@@ -40,12 +41,26 @@ pub struct WriteQueue {
 }
 
 impl WriteQueue {
-    /// Starts the thread that commits `tenant_id`'s queued writes on `writer`.
-    pub fn start(tenant_id: Uuid, writer: SqlitePool, events: Arc<EventBus>) -> Self {
+    /// Starts the thread that commits `tenant_id`'s queued writes on `writer`,
+    /// setting `committed` after each commit.
+    pub fn start(
+        tenant_id: Uuid,
+        writer: SqlitePool,
+        events: Arc<EventBus>,
+        committed: Arc<AtomicBool>,
+    ) -> Self {
         let (jobs, queued) = channel();
         std::thread::Builder::new()
             .name(format!("commit-{}", &tenant_id.simple().to_string()[..8]))
-            .spawn(move || commit_loop(tenant_id, &writer, &events, &queued))
+            .spawn(move || {
+                while let Ok(first) = queued.recv() {
+                    let mut batch = vec![first];
+                    batch.extend(queued.try_iter().take(MAX_BATCH - 1));
+                    if commit_batch(tenant_id, &writer, &events, batch).is_ok() {
+                        committed.store(true, Ordering::Relaxed);
+                    }
+                }
+            })
             .expect("cannot start a tenant's commit thread");
         WriteQueue { jobs }
     }
@@ -90,19 +105,22 @@ where
     })
 }
 
-fn commit_loop(tenant_id: Uuid, writer: &SqlitePool, events: &EventBus, queued: &Receiver<Job>) {
-    while let Ok(first) = queued.recv() {
-        let mut batch = vec![first];
-        batch.extend(queued.try_iter().take(MAX_BATCH - 1));
-        let mut finished = Vec::with_capacity(batch.len());
-        let committed = run_batch(tenant_id, writer, events, batch, &mut finished);
-        if let Err(err) = &committed {
-            log::error!("tenant {tenant_id}: a batch of writes failed to commit: {err}");
-        }
-        for finish in finished {
-            (finish.answer)(committed.as_ref().err());
-        }
+/// Runs and commits one batch, then answers each of its writes.
+fn commit_batch(
+    tenant_id: Uuid,
+    writer: &SqlitePool,
+    events: &EventBus,
+    batch: Vec<Job>,
+) -> Result<(), ApiError> {
+    let mut finished = Vec::with_capacity(batch.len());
+    let committed = run_batch(tenant_id, writer, events, batch, &mut finished);
+    if let Err(err) = &committed {
+        log::error!("tenant {tenant_id}: a batch of writes failed to commit: {err}");
     }
+    for finish in finished {
+        (finish.answer)(committed.as_ref().err());
+    }
+    committed
 }
 
 /// Runs `batch` in one transaction and commits it, pushing each finished job to
@@ -210,11 +228,7 @@ mod tests {
                 (job, receive)
             })
             .unzip();
-        let mut finished = Vec::new();
-        let committed = run_batch(Uuid::nil(), writer, events, batch, &mut finished);
-        for finish in finished {
-            (finish.answer)(committed.as_ref().err());
-        }
+        let committed = commit_batch(Uuid::nil(), writer, events, batch);
         (
             committed,
             answers.iter().map(|a| a.try_recv().ok()).collect(),
@@ -280,7 +294,13 @@ mod tests {
     fn concurrent_queued_writes_all_commit_and_answer() {
         let dir = tempfile::tempdir().unwrap();
         let (writer, events) = tenant_file(dir.path());
-        let queue = Arc::new(WriteQueue::start(Uuid::nil(), writer.clone(), events));
+        let committed = Arc::new(AtomicBool::new(false));
+        let queue = Arc::new(WriteQueue::start(
+            Uuid::nil(),
+            writer.clone(),
+            events,
+            committed.clone(),
+        ));
         let runtime = rocket::tokio::runtime::Builder::new_multi_thread()
             .worker_threads(2)
             .build()
@@ -321,5 +341,9 @@ mod tests {
         let mut stored: Vec<usize> = notes(&writer).iter().map(|t| t.parse().unwrap()).collect();
         stored.sort_unstable();
         assert_eq!(stored, (0..200).filter(|i| i % 10 != 0).collect::<Vec<_>>());
+        assert!(
+            committed.load(Ordering::Relaxed),
+            "marked for the next checkpoint"
+        );
     }
 }

@@ -4,19 +4,24 @@
 //! Each tenant gets one writer connection (SQLite has one write lock; competing
 //! writers only spin) and a few readers, opened lazily and closed when idle, so a box
 //! with hundreds of tenants holds connections only for the ones in use.
+//!
+//! Commits never checkpoint the WAL themselves: a checkpoint writes pages back and
+//! fsyncs, which would hold up every write queued behind it. A housekeeping thread
+//! checkpoints the tenants that committed since it last looked instead.
 
 mod group_commit;
 pub mod migrations;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
-use std::sync::{Arc, Mutex, OnceLock, RwLock};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, OnceLock, RwLock, Weak};
 use std::time::Duration;
 
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
-use scheduled_thread_pool::ScheduledThreadPool;
+use scheduled_thread_pool::{JobHandle, ScheduledThreadPool};
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -29,6 +34,9 @@ pub type SqlitePool = Pool<SqliteConnectionManager>;
 const READERS_PER_TENANT: u32 = 4;
 const STATEMENT_CACHE: usize = 64;
 const IDLE_CLOSE_AFTER: Duration = Duration::from_secs(60);
+/// How often tenants that committed are checkpointed; bounds the WAL to about this
+/// long of writes.
+const CHECKPOINT_EVERY: Duration = Duration::from_millis(250);
 /// Tenants whose connections stay open at once; the least recently used beyond
 /// this are closed (and reopened in a few milliseconds when next needed), so
 /// memory stays bounded however many tenants a box serves.
@@ -53,6 +61,8 @@ pub struct TenantDb {
     queue: OnceLock<WriteQueue>,
     readers: SqlitePool,
     events: Arc<EventBus>,
+    /// Set by every commit, cleared when the WAL is checkpointed.
+    committed: Arc<AtomicBool>,
     /// Held while delivering this tenant's webhooks: one request in flight per endpoint.
     pub delivery_lane: Mutex<()>,
 }
@@ -68,7 +78,12 @@ impl TenantDb {
     {
         self.queue
             .get_or_init(|| {
-                WriteQueue::start(self.info.id, self.writer.clone(), self.events.clone())
+                WriteQueue::start(
+                    self.info.id,
+                    self.writer.clone(),
+                    self.events.clone(),
+                    self.committed.clone(),
+                )
             })
             .write(work)
             .await
@@ -91,10 +106,20 @@ impl TenantDb {
             Vec::new()
         };
         tx.commit()?;
+        self.committed.store(true, Ordering::Relaxed);
         if !written.is_empty() {
             self.events.committed(self.info.id, written);
         }
         Ok(value)
+    }
+
+    /// Copies what the WAL holds back into the database file, as far as readers
+    /// allow, without waiting for or holding up readers and the writer.
+    fn checkpoint(&self) -> Result<(), ApiError> {
+        self.readers
+            .get()?
+            .query_row("PRAGMA wal_checkpoint(PASSIVE)", [], |_| Ok(()))?;
+        Ok(())
     }
 
     /// Asks the delivery dispatcher to look at this tenant again, after a change to
@@ -151,9 +176,35 @@ pub struct Databases {
     registry: SqlitePool,
     maintenance: Arc<ScheduledThreadPool>,
     tenants: RwLock<HashMap<Uuid, TenantInfo>>,
-    open: Mutex<HashMap<Uuid, OpenTenant>>,
-    uses: std::sync::atomic::AtomicU64,
+    open: Arc<Mutex<HashMap<Uuid, OpenTenant>>>,
+    uses: AtomicU64,
     events: Arc<EventBus>,
+    checkpoints: JobHandle,
+}
+
+impl Drop for Databases {
+    fn drop(&mut self) {
+        self.checkpoints.cancel();
+    }
+}
+
+/// Checkpoints every open tenant that committed since the last pass.
+fn checkpoint_committed(open: &Weak<Mutex<HashMap<Uuid, OpenTenant>>>) {
+    let Some(open) = open.upgrade() else { return };
+    let committed: Vec<Arc<TenantDb>> = match open.lock() {
+        Ok(open) => open
+            .values()
+            .filter(|entry| entry.db.committed.swap(false, Ordering::Relaxed))
+            .map(|entry| entry.db.clone())
+            .collect(),
+        Err(_) => return,
+    };
+    drop(open);
+    for db in committed {
+        if let Err(err) = db.checkpoint() {
+            log::warn!("tenant {}: checkpoint failed: {}", db.info.id, err.detail);
+        }
+    }
 }
 
 struct OpenTenant {
@@ -161,19 +212,32 @@ struct OpenTenant {
     last_used: u64,
 }
 
+/// Whether commits on a pool's connections checkpoint the WAL when it grows, as
+/// SQLite does by default, or leave that to the housekeeping thread.
+#[derive(Clone, Copy)]
+enum Checkpoints {
+    OnCommit,
+    InBackground,
+}
+
 fn pool_for(
     path: &Path,
     synchronous_full: bool,
     max_size: u32,
+    checkpoints: Checkpoints,
     maintenance: &Arc<ScheduledThreadPool>,
 ) -> SqlitePool {
     let synchronous = if synchronous_full { "FULL" } else { "NORMAL" };
+    let autocheckpoint = match checkpoints {
+        Checkpoints::OnCommit => 1000,
+        Checkpoints::InBackground => 0,
+    };
     let manager = SqliteConnectionManager::file(path).with_init(move |c| {
         // An order write alone runs some twenty distinct statements; keep them all parsed.
         c.set_prepared_statement_cache_capacity(STATEMENT_CACHE);
         c.execute_batch(&format!(
             "PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON; PRAGMA busy_timeout=5000; \
-             PRAGMA synchronous={synchronous};"
+             PRAGMA synchronous={synchronous}; PRAGMA wal_autocheckpoint={autocheckpoint};"
         ))
     });
     Pool::builder()
@@ -201,6 +265,7 @@ impl Databases {
             &data_dir.join("registry.db"),
             synchronous_full,
             4,
+            Checkpoints::OnCommit,
             &maintenance,
         );
         {
@@ -210,15 +275,23 @@ impl Databases {
             migrations::migrate(&mut conn, Schema::Registry)
                 .map_err(|e| format!("registry.db: {e}"))?;
         }
+        let open = Arc::new(Mutex::new(HashMap::new()));
+        let checkpoints = {
+            let open = Arc::downgrade(&open);
+            maintenance.execute_with_fixed_delay(CHECKPOINT_EVERY, CHECKPOINT_EVERY, move || {
+                checkpoint_committed(&open)
+            })
+        };
         let dbs = Databases {
             data_dir: data_dir.to_path_buf(),
             synchronous_full,
             registry,
             maintenance,
             tenants: RwLock::new(HashMap::new()),
-            open: Mutex::new(HashMap::new()),
-            uses: std::sync::atomic::AtomicU64::new(0),
+            open,
+            uses: AtomicU64::new(0),
             events: Arc::new(EventBus::default()),
+            checkpoints,
         };
         dbs.load_tenants()?;
         Ok(dbs)
@@ -300,7 +373,7 @@ impl Databases {
         // lock, so other tenants' requests are not held up by it.
         let opened = Arc::new(self.open_file(info)?);
         let mut open = self.lock_open()?;
-        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = self.uses.fetch_add(1, Ordering::Relaxed);
         if let Some(entry) = open.get_mut(&id) {
             // Another request opened it meanwhile; one set of pools per tenant.
             entry.last_used = now;
@@ -328,7 +401,7 @@ impl Databases {
     /// The already open database of a tenant, marked as just used.
     fn touch_open(&self, id: Uuid) -> Result<Option<Arc<TenantDb>>, ApiError> {
         let mut open = self.lock_open()?;
-        let now = self.uses.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let now = self.uses.fetch_add(1, Ordering::Relaxed);
         Ok(open.get_mut(&id).map(|entry| {
             entry.last_used = now;
             entry.db.clone()
@@ -339,7 +412,13 @@ impl Databases {
     fn open_file(&self, info: TenantInfo) -> Result<TenantDb, ApiError> {
         let id = info.id;
         let path = self.tenant_path(id);
-        let writer = pool_for(&path, self.synchronous_full, 1, &self.maintenance);
+        let writer = pool_for(
+            &path,
+            self.synchronous_full,
+            1,
+            Checkpoints::InBackground,
+            &self.maintenance,
+        );
         {
             let mut conn = writer.get()?;
             migrations::migrate(&mut conn, Schema::Tenant).map_err(|e| {
@@ -355,6 +434,7 @@ impl Databases {
             &path,
             self.synchronous_full,
             READERS_PER_TENANT,
+            Checkpoints::OnCommit,
             &self.maintenance,
         );
         Ok(TenantDb {
@@ -363,6 +443,7 @@ impl Databases {
             writer,
             readers,
             events: self.events.clone(),
+            committed: Arc::new(AtomicBool::new(false)),
             delivery_lane: Mutex::new(()),
         })
     }

@@ -112,3 +112,34 @@ fn concurrent_first_uses_of_a_tenant_share_one_set_of_pools() {
         .all(|pair| std::sync::Arc::ptr_eq(&pair[0], &pair[1])));
     assert_eq!(cold.db.open_tenants(), 1);
 }
+
+#[test]
+fn commits_reach_the_database_file_through_background_checkpoints() {
+    let app = TestApp::spawn();
+    let item = app.menu_item(6.0, 5.0);
+    let order = app.order(&item, 1);
+    let tenant = app.tenant_id.parse().unwrap();
+    let file = app.app().db.tenant_path(tenant);
+    let copy_dir = tempfile::tempdir().unwrap();
+    let copy = copy_dir.path().join("copy.db");
+    // A copy of the main file alone, without its WAL, has the order once the WAL
+    // has been checkpointed; SQLite's own checkpoint would wait for 1,000 pages.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let found = loop {
+        std::fs::copy(&file, &copy).unwrap();
+        let found: Option<String> = rusqlite::Connection::open(&copy)
+            .and_then(|c| {
+                c.query_row(
+                    "SELECT order_number FROM orders WHERE id = ?1",
+                    [order["id"].as_str().unwrap()],
+                    |r| r.get(0),
+                )
+            })
+            .ok();
+        if found.is_some() || std::time::Instant::now() > deadline {
+            break found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    };
+    assert_eq!(found.as_deref(), order["order_number"].as_str());
+}

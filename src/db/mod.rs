@@ -6,7 +6,7 @@
 //! with hundreds of tenants holds connections only for the ones in use.
 //!
 //! Commits never checkpoint the WAL themselves: a checkpoint writes pages back and
-//! fsyncs, which would hold up every write queued behind it. A housekeeping thread
+//! fsyncs, which would hold up every write queued behind it. A thread of its own
 //! checkpoints the tenants that committed since it last looked instead.
 
 mod group_commit;
@@ -21,7 +21,7 @@ use std::time::Duration;
 use r2d2::Pool;
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{params, Connection, OptionalExtension, Transaction, TransactionBehavior};
-use scheduled_thread_pool::{JobHandle, ScheduledThreadPool};
+use scheduled_thread_pool::ScheduledThreadPool;
 use uuid::Uuid;
 
 use crate::error::ApiError;
@@ -179,13 +179,9 @@ pub struct Databases {
     open: Arc<Mutex<HashMap<Uuid, OpenTenant>>>,
     uses: AtomicU64,
     events: Arc<EventBus>,
-    checkpoints: JobHandle,
-}
-
-impl Drop for Databases {
-    fn drop(&mut self) {
-        self.checkpoints.cancel();
-    }
+    /// Runs the checkpoints; stops with the last reference. Not the pools' own
+    /// housekeeping thread, which opens the connections a checkpoint waits for.
+    _checkpointer: ScheduledThreadPool,
 }
 
 /// Checkpoints every open tenant that committed since the last pass.
@@ -276,12 +272,16 @@ impl Databases {
                 .map_err(|e| format!("registry.db: {e}"))?;
         }
         let open = Arc::new(Mutex::new(HashMap::new()));
-        let checkpoints = {
+        let checkpointer = ScheduledThreadPool::builder()
+            .num_threads(1)
+            .thread_name_pattern("db-checkpoint")
+            .build();
+        {
             let open = Arc::downgrade(&open);
-            maintenance.execute_with_fixed_delay(CHECKPOINT_EVERY, CHECKPOINT_EVERY, move || {
+            checkpointer.execute_with_fixed_delay(CHECKPOINT_EVERY, CHECKPOINT_EVERY, move || {
                 checkpoint_committed(&open)
-            })
-        };
+            });
+        }
         let dbs = Databases {
             data_dir: data_dir.to_path_buf(),
             synchronous_full,
@@ -291,7 +291,7 @@ impl Databases {
             open,
             uses: AtomicU64::new(0),
             events: Arc::new(EventBus::default()),
-            checkpoints,
+            _checkpointer: checkpointer,
         };
         dbs.load_tenants()?;
         Ok(dbs)

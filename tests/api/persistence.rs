@@ -113,33 +113,52 @@ fn concurrent_first_uses_of_a_tenant_share_one_set_of_pools() {
     assert_eq!(cold.db.open_tenants(), 1);
 }
 
+/// Waits (at most 10 s) until a copy of the tenant's main database file alone,
+/// without its WAL, answers `sql` with a row: what a checkpoint has written back.
+fn checkpointed(path: &std::path::Path, sql: &str) -> Option<String> {
+    let copy_dir = tempfile::tempdir().unwrap();
+    let copy = copy_dir.path().join("copy.db");
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        std::fs::copy(path, &copy).unwrap();
+        let found = rusqlite::Connection::open(&copy)
+            .and_then(|c| c.query_row(sql, [], |r| r.get(0)))
+            .ok();
+        if found.is_some() || std::time::Instant::now() > deadline {
+            return found;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
 #[test]
 fn commits_reach_the_database_file_through_background_checkpoints() {
     let app = TestApp::spawn();
     let item = app.menu_item(6.0, 5.0);
     let order = app.order(&item, 1);
-    let tenant = app.tenant_id.parse().unwrap();
-    let file = app.app().db.tenant_path(tenant);
-    let copy_dir = tempfile::tempdir().unwrap();
-    let copy = copy_dir.path().join("copy.db");
-    // A copy of the main file alone, without its WAL, has the order once the WAL
-    // has been checkpointed; SQLite's own checkpoint would wait for 1,000 pages.
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
-    let found = loop {
-        std::fs::copy(&file, &copy).unwrap();
-        let found: Option<String> = rusqlite::Connection::open(&copy)
-            .and_then(|c| {
-                c.query_row(
-                    "SELECT order_number FROM orders WHERE id = ?1",
-                    [order["id"].as_str().unwrap()],
-                    |r| r.get(0),
-                )
-            })
-            .ok();
-        if found.is_some() || std::time::Instant::now() > deadline {
-            break found;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    };
-    assert_eq!(found.as_deref(), order["order_number"].as_str());
+    let file = app.app().db.tenant_path(app.tenant_id.parse().unwrap());
+    // SQLite's own checkpoint would wait for 1,000 pages of WAL.
+    let sql = format!(
+        "SELECT order_number FROM orders WHERE id = '{}'",
+        order["id"].as_str().unwrap()
+    );
+    assert_eq!(
+        checkpointed(&file, &sql).as_deref(),
+        order["order_number"].as_str()
+    );
+}
+
+#[test]
+fn a_checkpoint_that_opens_the_first_reader_holds_nobody_up() {
+    let app = TestApp::spawn();
+    let db = &app.app().db;
+    // A new tenant has committed but never been read: its checkpoint opens its
+    // first reader connection, which must not wait on the checkpoint's own thread.
+    let first = db.create_tenant("First", "first", "USD", "UTC").unwrap();
+    let sql = "SELECT business_name FROM settings";
+    assert_eq!(
+        checkpointed(&db.tenant_path(first.info.id), sql).as_deref(),
+        Some("First")
+    );
+    db.create_tenant("Second", "second", "USD", "UTC").unwrap();
 }

@@ -16,6 +16,7 @@ use serde_json::{json, Value};
 use support::{load, ms, phase_duration, record, Api};
 
 const CONCURRENCY: usize = 32;
+const WARM_UP: Duration = Duration::from_secs(1);
 
 fn main() {
     let duration = phase_duration();
@@ -50,6 +51,13 @@ fn main() {
             .collect(),
     );
     let created: Arc<Mutex<Vec<(String, f64)>>> = Arc::new(Mutex::new(Vec::new()));
+    // Unmeasured: connections, statement caches and the fresh file's first pages.
+    {
+        let (clients, body) = (clients.clone(), order_body.clone());
+        load("warm-up", CONCURRENCY, WARM_UP, move |t, _| {
+            clients[t].status("POST", "/orders", Some(&body)) == 201
+        });
+    }
 
     let create = {
         let (clients, body, created) = (clients.clone(), order_body.clone(), created.clone());

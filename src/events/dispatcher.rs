@@ -10,6 +10,7 @@
 //! to `webhook_workers`), and a worker left idle for a while ends.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 use std::time::Duration;
@@ -97,7 +98,7 @@ struct Pool {
 
 impl Workers {
     fn lock(&self) -> MutexGuard<'_, Pool> {
-        // A worker panicking mid-delivery must not stop the others.
+        // Nothing panics while holding it, and its counts stay valid if something did.
         self.pool
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -158,15 +159,19 @@ impl Workers {
 
     fn deliver(&self, tenant_id: Uuid) {
         let app = &self.app;
-        let result = app
-            .db
-            .tenant(tenant_id)
-            .and_then(|tenant| delivery::deliver_due(&tenant, &self.sender, &Utc::now, BATCH));
-        if let Err(error) = result {
-            log::error!(
-                "webhooks: delivery for tenant {tenant_id} failed: {}",
-                error.detail
-            );
+        // A bug in one delivery must take neither this worker nor the tenant out for good.
+        let sent = catch_unwind(AssertUnwindSafe(|| {
+            app.db
+                .tenant(tenant_id)
+                .and_then(|tenant| delivery::deliver_due(&tenant, &self.sender, &Utc::now, BATCH))
+        }));
+        let failure = match sent {
+            Ok(Ok(_)) => None,
+            Ok(Err(error)) => Some(error.detail),
+            Err(_) => Some("the delivery code panicked".to_string()),
+        };
+        if let Some(failure) = failure {
+            log::error!("webhooks: delivery for tenant {tenant_id} failed: {failure}");
             std::thread::sleep(ERROR_PAUSE);
         }
         if let Ok(mut busy) = self.in_flight.lock() {

@@ -8,8 +8,9 @@
 //! only when that moment has passed or when its reservations or settings changed.
 
 use std::collections::HashMap;
+use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -31,9 +32,12 @@ impl Scheduler {
     /// Makes the next tick look at the tenant again, after a change that may move
     /// its deadlines.
     pub fn forget(&self, tenant_id: Uuid) {
-        if let Ok(mut next_due) = self.next_due.lock() {
-            next_due.remove(&tenant_id);
-        }
+        self.next_due().remove(&tenant_id);
+    }
+
+    fn next_due(&self) -> MutexGuard<'_, HashMap<Uuid, Option<DateTime<Utc>>>> {
+        // A pass that panicked leaves the map as valid as it was.
+        self.next_due.lock().unwrap_or_else(PoisonError::into_inner)
     }
 }
 
@@ -43,9 +47,7 @@ pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
     let mut marked = 0;
     for tenant in app.db.tenants() {
         // Held across the tenant's work so a concurrent `forget` is not overwritten.
-        let Ok(mut next_due) = app.scheduler.next_due.lock() else {
-            return marked;
-        };
+        let mut next_due = app.scheduler.next_due();
         match next_due.get(&tenant.id) {
             Some(None) => continue,
             Some(Some(at)) if *at > now => continue,
@@ -78,7 +80,10 @@ impl Thread {
         let spawned = std::thread::Builder::new()
             .name("scheduler".into())
             .spawn(move || loop {
-                run_due(&app, Utc::now());
+                // A bug in one pass must not end the scheduler; the next tick tries again.
+                if catch_unwind(AssertUnwindSafe(|| run_due(&app, Utc::now()))).is_err() {
+                    log::error!("scheduler: a pass panicked");
+                }
                 match receiver.recv_timeout(TICK) {
                     Err(RecvTimeoutError::Timeout) => continue,
                     _ => break,

@@ -379,9 +379,11 @@ impl Databases {
             entry.last_used = now;
             return Ok(entry.db.clone());
         }
-        if open.len() >= MAX_OPEN_TENANTS {
-            close_least_recently_used(&mut open);
-        }
+        let closing = if open.len() >= MAX_OPEN_TENANTS {
+            least_recently_used(&mut open)
+        } else {
+            None
+        };
         open.insert(
             id,
             OpenTenant {
@@ -389,6 +391,9 @@ impl Databases {
                 last_used: now,
             },
         );
+        // Closing connections checkpoints the WAL and syncs: outside the lock too.
+        drop(open);
+        drop(closing);
         Ok(opened)
     }
 
@@ -521,17 +526,15 @@ impl Databases {
     }
 }
 
-/// Drops the pools of the least recently used tenant that no request holds; its
-/// connections close with them.
-fn close_least_recently_used(open: &mut HashMap<Uuid, OpenTenant>) {
+/// Takes out the least recently used tenant that nothing else holds; its
+/// connections close when it is dropped.
+fn least_recently_used(open: &mut HashMap<Uuid, OpenTenant>) -> Option<OpenTenant> {
     let idle = open
         .iter()
         .filter(|(_, entry)| Arc::strong_count(&entry.db) == 1)
         .min_by_key(|(_, entry)| entry.last_used)
-        .map(|(id, _)| *id);
-    if let Some(id) = idle {
-        open.remove(&id);
-    }
+        .map(|(id, _)| *id)?;
+    open.remove(&idle)
 }
 
 /// Runs blocking database work on the blocking thread pool, never on an async worker.

@@ -1,10 +1,12 @@
 //! The demo tenant created on a first start: a small bistro with a realistic menu,
-//! two floors of tables and an owner account, so a new install can be tried at once.
+//! two floors of tables, lunch and dinner booking hours and an owner account, so a
+//! new install can be tried at once.
 
 use rusqlite::params;
 use serde_json::json;
 use uuid::Uuid;
 
+use crate::api::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
 use crate::api::users;
 use crate::auth::{random_token, Role};
 use crate::db::TenantInfo;
@@ -168,6 +170,27 @@ const FLOORS: &[(&str, &[SeedTable])] = &[
     ),
 ];
 
+/// Bookings every day for lunch and dinner, half-hourly.
+fn booking_hours() -> TimeSlotRules {
+    let window = |start: &str, end: &str| Window {
+        start: start.to_string(),
+        end: end.to_string(),
+    };
+    TimeSlotRules {
+        days: Weekday::ALL
+            .iter()
+            .map(|&weekday| DayRules {
+                weekday,
+                windows: vec![window("12:00", "14:30"), window("18:00", "22:00")],
+                slot_minutes: 30,
+                max_covers_per_slot: 20,
+                max_party_size: 8,
+                stay_minutes: 90,
+            })
+            .collect(),
+    }
+}
+
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
     let db = app.db.create_tenant("Demo Bistro", "demo", "USD", "UTC")?;
     db.write(|tx| {
@@ -220,6 +243,7 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
                 )?;
             }
         }
+        reservations::put_rules(tx, &booking_hours())?;
         Ok(())
     })?;
     let password = random_token(16);

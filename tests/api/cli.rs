@@ -74,6 +74,29 @@ fn first_start_seeds_the_demo_tenant_and_prints_its_login_once() {
         )
         .expect(201);
     assert!(order["total_amount"].as_f64().unwrap() > 0.0);
+    // And a guest can book it: lunch and dinner slots, half-hourly.
+    let (date, _) = crate::helpers::next_week_at_seven();
+    let guest = Client::anonymous(&server.base);
+    let availability = guest
+        .get(&format!(
+            "/public/demo/availability?date={date}&party_size=2"
+        ))
+        .expect(200);
+    let slots: Vec<&str> = availability["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["starts_at"].as_str().unwrap())
+        .collect();
+    assert_eq!(slots.len(), 5 + 8, "{slots:?}");
+    assert!(slots[0].ends_with("T12:00:00.000Z"), "{slots:?}");
+    assert!(slots[12].ends_with("T21:30:00.000Z"), "{slots:?}");
+    guest
+        .post(
+            "/public/demo/reservations",
+            json!({"name": "Ada", "phone": "555-0100", "party_size": 2, "starts_at": slots[6]}),
+        )
+        .expect(201);
     drop(server);
 
     let again = serve(dir.path());

@@ -7,9 +7,13 @@
 mod model;
 mod queries;
 
-pub use model::{Availability, BookingReceipt, CustomerBooking, NewReservation, Party};
+pub use model::{
+    Availability, BookingReceipt, CustomerBooking, DayRules, NewReservation, Party, TimeSlotRules,
+    Weekday, Window,
+};
 pub use queries::{
     attach_session, availability, complete_after_visit, create_reservation, mark_no_shows,
+    put_rules,
 };
 
 use std::sync::Arc;

@@ -282,6 +282,94 @@ fn availability_shrinks_as_bookings_fill_a_slot_and_an_over_capacity_booking_is_
 }
 
 #[test]
+fn staff_can_book_outside_the_rules_and_guests_cannot() {
+    let app = TestApp::spawn();
+    app.floor_with_tables(&[4, 4, 4, 4]);
+    app.open_for_bookings(4, 4);
+    let (date, starts_at) = next_week_at_seven();
+    let booking = |party_size: i64, at: &str, outside_rules: Option<bool>| {
+        let mut body =
+            json!({"name": "Ada", "phone": "555", "party_size": party_size, "starts_at": at});
+        if let Some(outside) = outside_rules {
+            body["outside_rules"] = json!(outside);
+        }
+        body
+    };
+    // A party larger than the day allows, and a time between slots.
+    let off_slot = starts_at.replace("T19:00", "T19:10");
+    for (party, at) in [(6, starts_at.as_str()), (2, off_slot.as_str())] {
+        let refused = app
+            .owner
+            .post("/reservations", booking(party, at, Some(false)))
+            .expect_problem(422, "validation_failed");
+        assert!(refused["errors"][0]["field"].as_str().is_some());
+        app.owner
+            .post("/reservations", booking(party, at, Some(true)))
+            .expect(201);
+    }
+    // The large party fills the 19:00 slot for everyone else.
+    app.owner
+        .post("/reservations", booking(2, &starts_at, None))
+        .expect_problem(409, "slot_full");
+    let available = app
+        .owner
+        .get(&format!(
+            "/reservations/availability?date={date}&party_size=1"
+        ))
+        .expect(200);
+    assert!(!available["slots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|s| s["starts_at"] == starts_at.as_str()));
+    // Guests cannot ask for it.
+    let guest = crate::helpers::Client::anonymous(&app.base);
+    let eight = starts_at.replace("T19:00", "T20:00");
+    let refused = guest
+        .post(
+            "/public/test-bistro/reservations",
+            booking(2, &eight, Some(true)),
+        )
+        .expect_problem(422, "validation_failed");
+    assert!(refused["detail"]
+        .as_str()
+        .unwrap()
+        .contains("outside_rules"));
+    guest
+        .post("/public/test-bistro/reservations", booking(2, &eight, None))
+        .expect(201);
+    // A closed day: no rules at all for it.
+    app.owner
+        .put("/reservations/time-slots", json!({"days": []}))
+        .expect(200);
+    app.owner
+        .post("/reservations", booking(2, &starts_at, None))
+        .expect_problem(422, "validation_failed");
+    let moved = app
+        .owner
+        .post("/reservations", booking(2, &off_slot, Some(true)))
+        .expect(201);
+    // It is 90 minutes long when the day has no rules to say otherwise.
+    let ends = chrono::DateTime::parse_from_rfc3339(moved["ends_at"].as_str().unwrap()).unwrap()
+        - chrono::DateTime::parse_from_rfc3339(moved["starts_at"].as_str().unwrap()).unwrap();
+    assert_eq!(ends, Duration::minutes(90));
+    // Changing a booking may go outside the rules the same way.
+    let id = moved["id"].as_str().unwrap();
+    app.owner
+        .patch(&format!("/reservations/{id}"), json!({"party_size": 10}))
+        .expect_problem(422, "validation_failed");
+    assert_eq!(
+        app.owner
+            .patch(
+                &format!("/reservations/{id}"),
+                json!({"party_size": 10, "outside_rules": true})
+            )
+            .expect(200)["party_size"],
+        10
+    );
+}
+
+#[test]
 fn table_capacity_limits_overlapping_bookings() {
     let app = TestApp::spawn();
     app.floor_with_tables(&[4]);

@@ -96,6 +96,11 @@ pub struct NewReservation {
     pub notes: Option<String>,
     /// Tables to hold for the party (staff bookings only).
     pub table_ids: Option<Vec<String>>,
+    /// Book outside the time-slot rules: a closed day, a time between slots, a
+    /// larger party or a full slot (staff bookings only). The time must still be
+    /// in the future, and the party still counts against its slot.
+    #[serde(default)]
+    pub outside_rules: bool,
 }
 
 /// A booking made by the guest on the public route.
@@ -120,6 +125,7 @@ impl From<CustomerBooking> for NewReservation {
             starts_at: b.starts_at,
             notes: b.notes,
             table_ids: None,
+            outside_rules: false,
         }
     }
 }
@@ -138,6 +144,10 @@ pub struct ReservationPatch {
     #[schema(value_type = Option<String>)]
     pub notes: Option<Option<String>>,
     pub table_ids: Option<Vec<String>>,
+    /// A new time or party size may fall outside the time-slot rules, as for a new
+    /// booking.
+    #[serde(default)]
+    pub outside_rules: bool,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]

@@ -206,6 +206,7 @@ fn check_slot(
     starts_at: &str,
     party_size: i64,
     exclude: Option<&str>,
+    outside_rules: bool,
     now: DateTime<Utc>,
 ) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
     let mut checks = Checks::new();
@@ -218,7 +219,12 @@ fn check_slot(
     }
     checks.finish()?;
     let at = at.unwrap_or(now);
-    let rules = rules_for(conn, Weekday::of(local_date_of(settings, at)))?.ok_or_else(|| {
+    let day_rules = rules_for(conn, Weekday::of(local_date_of(settings, at)))?;
+    if outside_rules {
+        let stay = day_rules.map_or(STAY_WITHOUT_RULES_MINUTES, |r| r.stay_minutes);
+        return Ok((at, at + Duration::minutes(stay)));
+    }
+    let rules = day_rules.ok_or_else(|| {
         ApiError::invalid_field("starts_at", "the restaurant takes no bookings on that day")
     })?;
     if party_size > rules.max_party_size {
@@ -246,6 +252,9 @@ fn check_slot(
     }
     Ok((at, at + Duration::minutes(rules.stay_minutes)))
 }
+
+/// How long a booking made outside the rules on a day without rules is expected to stay.
+const STAY_WITHOUT_RULES_MINUTES: i64 = 90;
 
 /// Tables to hold for a booking: each must exist and be in service.
 fn check_table_ids(
@@ -375,8 +384,15 @@ pub fn create_reservation(
     }
     let notes = checks.optional_text("notes", new.notes.as_deref(), 1000);
     checks.finish()?;
-    let (starts_at, ends_at) =
-        check_slot(tx, &settings, &new.starts_at, new.party_size, None, now)?;
+    let (starts_at, ends_at) = check_slot(
+        tx,
+        &settings,
+        &new.starts_at,
+        new.party_size,
+        None,
+        new.outside_rules,
+        now,
+    )?;
     let table_ids = check_table_ids(tx, new.table_ids.as_deref())?.unwrap_or_default();
     let id = Uuid::now_v7().to_string();
     tx.execute(
@@ -448,7 +464,15 @@ pub fn update_reservation(
     let starts_at = patch.starts_at.clone().unwrap_or(current.starts_at);
     let ends_at = if patch.party_size.is_some() || patch.starts_at.is_some() {
         let settings = settings::load(tx)?;
-        let (_, ends_at) = check_slot(tx, &settings, &starts_at, party_size, Some(id), now)?;
+        let (_, ends_at) = check_slot(
+            tx,
+            &settings,
+            &starts_at,
+            party_size,
+            Some(id),
+            patch.outside_rules,
+            now,
+        )?;
         rfc3339(ends_at)
     } else {
         current.ends_at

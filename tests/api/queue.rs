@@ -55,6 +55,34 @@ fn tickets_are_numbered_for_the_day_with_positions_and_estimates() {
 }
 
 #[test]
+fn a_couple_does_not_wait_behind_a_large_party_for_another_table() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[2, 8]);
+    let host = app.user(Role::Host);
+    // The eight-top is taken; a party of eight waits for it.
+    host.post(
+        "/sessions",
+        json!({"table_ids": [tables[1]], "party_size": 7}),
+    )
+    .expect(201);
+    let eight = host
+        .post("/queue", json!({"name": "Big table", "party_size": 8}))
+        .expect(201);
+    assert_eq!(eight["quoted_wait_minutes"], 45);
+    // The two-top is free and the party of eight cannot use it.
+    let couple = host
+        .post("/queue", json!({"name": "Couple", "party_size": 2}))
+        .expect(201);
+    assert_eq!(couple["position"], 2);
+    assert_eq!(couple["quoted_wait_minutes"], 0);
+    // A second couple waits for whichever table frees first after the first couple.
+    let next = host
+        .post("/queue", json!({"name": "Next couple", "party_size": 2}))
+        .expect(201);
+    assert_eq!(next["quoted_wait_minutes"], 45);
+}
+
+#[test]
 fn estimates_come_from_recent_table_turns() {
     let app = TestApp::spawn();
     let (_, tables) = app.floor_with_tables(&[4]);

@@ -107,37 +107,99 @@ pub struct PublicTicket {
 /// Minutes a table turns in when the tenant has no closed sessions to learn from.
 pub const FALLBACK_TURN_MINUTES: i64 = 45;
 
-/// Minutes until the `position`-th waiting party gets a table, given when each
-/// fitting table is expected to be free (minutes from now) and how long a table
-/// turns: each party takes the table that frees first, which then turns again.
-pub fn estimate_wait(mut free_in: Vec<i64>, turn_minutes: i64, position: i64) -> i64 {
-    if free_in.is_empty() {
-        return turn_minutes * position;
+/// A table as the wait estimate sees it.
+#[derive(Debug, Clone, Copy)]
+pub struct TableTurn {
+    pub seats: i64,
+    /// Minutes from now until it is expected free.
+    pub free_in: i64,
+}
+
+/// A party waiting ahead: its size and how long a table turns for a party that size.
+#[derive(Debug, Clone, Copy)]
+pub struct PartyAhead {
+    pub size: i64,
+    pub turn_minutes: i64,
+}
+
+/// Minutes until a party of `party_size` gets a table once the parties `ahead`
+/// (oldest first) are seated. Each takes, among the tables it fits, the one that
+/// frees first (the smallest on a tie, keeping big tables for big parties), which
+/// then turns again; a party of two waits behind a party of eight only while they
+/// want the same table. With no table fitting the party, a turn per party up to it.
+pub fn estimate_wait(
+    mut tables: Vec<TableTurn>,
+    ahead: &[PartyAhead],
+    party_size: i64,
+    turn_minutes: i64,
+) -> i64 {
+    fn first_free(tables: &mut [TableTurn], size: i64) -> Option<&mut TableTurn> {
+        tables
+            .iter_mut()
+            .filter(|t| t.seats >= size)
+            .min_by_key(|t| (t.free_in, t.seats))
     }
-    let mut wait = 0;
-    for _ in 0..position.max(1) {
-        free_in.sort_unstable();
-        wait = free_in[0];
-        free_in[0] += turn_minutes;
+    if first_free(&mut tables, party_size).is_none() {
+        return turn_minutes * (ahead.len() as i64 + 1);
     }
-    wait
+    for party in ahead {
+        if let Some(table) = first_free(&mut tables, party.size) {
+            table.free_in += party.turn_minutes;
+        }
+    }
+    first_free(&mut tables, party_size).map_or(0, |t| t.free_in)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
+    fn tables(seats_free_in: &[(i64, i64)]) -> Vec<TableTurn> {
+        seats_free_in
+            .iter()
+            .map(|&(seats, free_in)| TableTurn { seats, free_in })
+            .collect()
+    }
+
+    fn parties(sizes: &[i64], turn_minutes: i64) -> Vec<PartyAhead> {
+        sizes
+            .iter()
+            .map(|&size| PartyAhead { size, turn_minutes })
+            .collect()
+    }
+
     #[test]
     fn waits_follow_the_tables_that_free_first() {
         // Two free tables seat the first two parties at once; the third waits a turn.
-        assert_eq!(estimate_wait(vec![0, 0], 40, 1), 0);
-        assert_eq!(estimate_wait(vec![0, 0], 40, 2), 0);
-        assert_eq!(estimate_wait(vec![0, 0], 40, 3), 40);
+        let two_free = tables(&[(4, 0), (4, 0)]);
+        assert_eq!(estimate_wait(two_free.clone(), &[], 2, 40), 0);
+        assert_eq!(
+            estimate_wait(two_free.clone(), &parties(&[2], 40), 2, 40),
+            0
+        );
+        assert_eq!(estimate_wait(two_free, &parties(&[2, 2], 40), 2, 40), 40);
         // One table freeing in 10 minutes, another in 30.
-        assert_eq!(estimate_wait(vec![30, 10], 40, 2), 30);
-        assert_eq!(estimate_wait(vec![30, 10], 40, 3), 50);
-        // No fitting table at all: a turn per party ahead.
-        assert_eq!(estimate_wait(vec![], 45, 2), 90);
+        let busy = tables(&[(4, 30), (4, 10)]);
+        assert_eq!(estimate_wait(busy.clone(), &parties(&[2], 40), 2, 40), 30);
+        assert_eq!(estimate_wait(busy, &parties(&[2, 2], 40), 2, 40), 50);
+        // No fitting table at all: a turn per party up to this one.
+        assert_eq!(
+            estimate_wait(tables(&[(2, 0)]), &parties(&[2], 45), 4, 45),
+            90
+        );
+    }
+
+    #[test]
+    fn a_small_party_does_not_wait_behind_a_large_one_for_another_table() {
+        // A free two-top and an eight-top freeing in 20 minutes; a party of eight
+        // waits ahead for the big table, so the couple behind it sits at once.
+        let room = tables(&[(2, 0), (8, 20)]);
+        assert_eq!(estimate_wait(room.clone(), &parties(&[8], 60), 2, 40), 0);
+        // A couple ahead takes the two-top (the smallest free table), so the next
+        // couple gets the eight-top when it frees.
+        assert_eq!(estimate_wait(room.clone(), &parties(&[2], 40), 2, 40), 20);
+        // A party bigger than every table ahead takes nothing from anyone.
+        assert_eq!(estimate_wait(room, &parties(&[12], 60), 2, 40), 0);
     }
 
     #[test]

@@ -92,27 +92,51 @@ fn turn_minutes(conn: &Connection, party_size: i64) -> Result<i64, ApiError> {
     Ok(FALLBACK_TURN_MINUTES)
 }
 
-/// Minutes from `now` until each active table fitting the party is expected free.
-fn fitting_tables_free_in(
+/// Every active table with when it is expected free, in minutes from `now`: an
+/// occupied one after a `turn` from when its party sat down.
+fn tables_free_in(
     conn: &Connection,
-    party_size: i64,
     turn: i64,
     now: DateTime<Utc>,
-) -> Result<Vec<i64>, ApiError> {
+) -> Result<Vec<TableTurn>, ApiError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT (SELECT st.seated_at FROM session_tables st WHERE st.table_id = t.id AND st.released_at IS NULL) \
-         FROM tables t WHERE t.active = 1 AND t.seats >= ?1",
+        "SELECT t.seats, (SELECT st.seated_at FROM session_tables st WHERE st.table_id = t.id AND st.released_at IS NULL) \
+         FROM tables t WHERE t.active = 1",
     )?;
-    let rows = stmt.query_map([party_size], |r| r.get::<_, Option<String>>(0))?;
-    let mut free_in = Vec::new();
-    for seated_at in rows {
-        let minutes = match seated_at?.as_deref().and_then(parse_rfc3339) {
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, i64>(0)?, r.get::<_, Option<String>>(1)?))
+    })?;
+    let mut tables = Vec::new();
+    for row in rows {
+        let (seats, seated_at) = row?;
+        let free_in = match seated_at.as_deref().and_then(parse_rfc3339) {
             Some(at) => (turn - (now - at).num_minutes()).max(0),
             None => 0,
         };
-        free_in.push(minutes);
+        tables.push(TableTurn { seats, free_in });
     }
-    Ok(free_in)
+    Ok(tables)
+}
+
+/// The parties waiting ahead of a ticket (of a new one: every waiting party),
+/// oldest first, with their table turns.
+fn parties_ahead(conn: &Connection, ticket_id: Option<&str>) -> Result<Vec<PartyAhead>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT party_size FROM queue_tickets WHERE status = 'waiting' AND (?1 IS NULL OR id < ?1) \
+         ORDER BY id",
+    )?;
+    let sizes = stmt.query_map([ticket_id], |r| r.get::<_, i64>(0))?;
+    let mut turns = std::collections::HashMap::new();
+    let mut ahead = Vec::new();
+    for size in sizes {
+        let size = size?;
+        let turn_minutes = match turns.get(&size) {
+            Some(&turn) => turn,
+            None => *turns.entry(size).or_insert(turn_minutes(conn, size)?),
+        };
+        ahead.push(PartyAhead { size, turn_minutes });
+    }
+    Ok(ahead)
 }
 
 /// Place among waiting tickets, oldest first (ids are time-ordered).
@@ -128,15 +152,18 @@ fn position(conn: &Connection, row: &TicketRow) -> Result<Option<i64>, ApiError>
     Ok(Some(ahead + 1))
 }
 
+/// Minutes a party of `party_size` can expect to wait behind the parties ahead of
+/// `ticket_id` (of a new ticket when `None`).
 fn estimate(
     conn: &Connection,
     party_size: i64,
-    position: i64,
+    ticket_id: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<i64, ApiError> {
     let turn = turn_minutes(conn, party_size)?;
-    let free_in = fitting_tables_free_in(conn, party_size, turn, now)?;
-    Ok(estimate_wait(free_in, turn, position))
+    let tables = tables_free_in(conn, turn, now)?;
+    let ahead = parties_ahead(conn, ticket_id)?;
+    Ok(estimate_wait(tables, &ahead, party_size, turn))
 }
 
 /// Position and estimate of a ticket at `now`.
@@ -147,7 +174,7 @@ fn progress(
 ) -> Result<(Option<i64>, Option<i64>), ApiError> {
     let position = position(conn, row)?;
     let wait = position
-        .map(|p| estimate(conn, row.party_size, p, now))
+        .map(|_| estimate(conn, row.party_size, Some(&row.id), now))
         .transpose()?;
     Ok((position, wait))
 }
@@ -257,12 +284,7 @@ pub fn create_ticket(
         [&business_date],
         |r| r.get(0),
     )?;
-    let waiting: i64 = tx.query_row(
-        "SELECT COUNT(*) FROM queue_tickets WHERE status = 'waiting'",
-        [],
-        |r| r.get(0),
-    )?;
-    let quoted = estimate(tx, arrival.party_size, waiting + 1, now)?;
+    let quoted = estimate(tx, arrival.party_size, None, now)?;
     let id = Uuid::now_v7().to_string();
     let token = crate::auth::random_token(32);
     let created_at = crate::time::rfc3339(now);

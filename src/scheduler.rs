@@ -7,7 +7,7 @@
 //! remembers, per tenant, the next moment anything can fall due; a tenant is opened
 //! only when that moment has passed or when its reservations or settings changed.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
@@ -26,28 +26,39 @@ const TICK: Duration = Duration::from_secs(60);
 #[derive(Default)]
 pub struct Scheduler {
     next_due: Mutex<HashMap<Uuid, Option<DateTime<Utc>>>>,
+    /// Tenants changed since the pass last looked; kept apart from `next_due`, which
+    /// a pass holds across a tenant's database work, so requests never wait on it.
+    changed: Mutex<HashSet<Uuid>>,
 }
 
 impl Scheduler {
     /// Makes the next tick look at the tenant again, after a change that may move
     /// its deadlines.
     pub fn forget(&self, tenant_id: Uuid) {
-        self.next_due().remove(&tenant_id);
+        lock(&self.changed).insert(tenant_id);
     }
 
-    fn next_due(&self) -> MutexGuard<'_, HashMap<Uuid, Option<DateTime<Utc>>>> {
-        // A pass that panicked leaves the map as valid as it was.
-        self.next_due.lock().unwrap_or_else(PoisonError::into_inner)
+    /// Whether the tenant changed since the last call, clearing the mark.
+    fn take_change(&self, tenant_id: Uuid) -> bool {
+        lock(&self.changed).remove(&tenant_id)
     }
+}
+
+/// A pass that panicked leaves these maps as valid as they were.
+fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Applies every transition due at `now`; returns how many reservations became
 /// no-shows. The thread calls it with the wall clock, tests with their own.
 pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
     let mut marked = 0;
+    // Only one pass runs at a time.
+    let mut next_due = lock(&app.scheduler.next_due);
     for tenant in app.db.tenants() {
-        // Held across the tenant's work so a concurrent `forget` is not overwritten.
-        let mut next_due = app.scheduler.next_due();
+        if app.scheduler.take_change(tenant.id) {
+            next_due.remove(&tenant.id);
+        }
         match next_due.get(&tenant.id) {
             Some(None) => continue,
             Some(Some(at)) if *at > now => continue,

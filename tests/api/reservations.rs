@@ -608,6 +608,32 @@ fn the_grace_window_follows_the_setting() {
 }
 
 #[test]
+fn a_shorter_grace_window_brings_the_next_no_show_forward() {
+    let app = TestApp::spawn();
+    app.floor_with_tables(&[4]);
+    app.open_for_bookings(20, 6);
+    let (_, starts_at) = next_week_at_seven();
+    let start = chrono::DateTime::parse_from_rfc3339(&starts_at)
+        .unwrap()
+        .with_timezone(&Utc);
+    let id = book(&app, &starts_at, 2)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    post(&app, &format!("/reservations/{id}/confirm"), json!({}));
+    // The scheduler now expects nothing before the default 15 minutes...
+    assert_eq!(brigade::scheduler::run_due(app.app(), start), 0);
+    // ...until the setting changes: it must look again, not wait for its old deadline.
+    app.owner
+        .patch("/settings", json!({"reservation_grace_minutes": 5}))
+        .expect(200);
+    assert_eq!(
+        brigade::scheduler::run_due(app.app(), start + Duration::minutes(6)),
+        1
+    );
+}
+
+#[test]
 fn the_no_show_scheduler_acts_on_what_is_due_after_a_restart() {
     let mut app = TestApp::spawn();
     app.floor_with_tables(&[4]);

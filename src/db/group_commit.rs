@@ -9,7 +9,7 @@
 //! write is ever acknowledged before it is durable.
 
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
 
@@ -17,7 +17,7 @@ use rocket::tokio::sync::oneshot;
 use rusqlite::{Transaction, TransactionBehavior};
 use uuid::Uuid;
 
-use super::{outbox_last_seq, outbox_since, SqlitePool};
+use super::{commit_and_announce, outbox_last_seq, SqlitePool};
 use crate::error::ApiError;
 use crate::events::bus::EventBus;
 
@@ -56,9 +56,8 @@ impl WriteQueue {
                 while let Ok(first) = queued.recv() {
                     let mut batch = vec![first];
                     batch.extend(queued.try_iter().take(MAX_BATCH - 1));
-                    if commit_batch(tenant_id, &writer, &events, batch).is_ok() {
-                        committed.store(true, Ordering::Relaxed);
-                    }
+                    // Its outcome has gone to each write's requester.
+                    let _ = commit_batch(tenant_id, &writer, &events, &committed, batch);
                 }
             })
             .expect("cannot start a tenant's commit thread");
@@ -110,17 +109,18 @@ fn commit_batch(
     tenant_id: Uuid,
     writer: &SqlitePool,
     events: &EventBus,
+    committed: &AtomicBool,
     batch: Vec<Job>,
 ) -> Result<(), ApiError> {
     let mut finished = Vec::with_capacity(batch.len());
-    let committed = run_batch(tenant_id, writer, events, batch, &mut finished);
-    if let Err(err) = &committed {
+    let outcome = run_batch(tenant_id, writer, events, committed, batch, &mut finished);
+    if let Err(err) = &outcome {
         log::error!("tenant {tenant_id}: a batch of writes failed to commit: {err}");
     }
     for finish in finished {
-        (finish.answer)(committed.as_ref().err());
+        (finish.answer)(outcome.as_ref().err());
     }
-    committed
+    outcome
 }
 
 /// Runs `batch` in one transaction and commits it, pushing each finished job to
@@ -130,6 +130,7 @@ fn run_batch(
     tenant_id: Uuid,
     writer: &SqlitePool,
     events: &EventBus,
+    committed: &AtomicBool,
     batch: Vec<Job>,
     finished: &mut Vec<Finish>,
 ) -> Result<(), ApiError> {
@@ -153,20 +154,12 @@ fn run_batch(
         }
         tx.prepare_cached("RELEASE job")?.execute([])?;
     }
-    let written = if outbox_last_seq(&tx)? > last_seq {
-        outbox_since(&tx, tenant_id, last_seq, None)?
-    } else {
-        Vec::new()
-    };
-    tx.commit()?;
-    if !written.is_empty() {
-        events.committed(tenant_id, written);
-    }
-    Ok(())
+    commit_and_announce(tx, tenant_id, last_seq, events, committed)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::atomic::Ordering;
     use std::sync::mpsc;
 
     use super::*;
@@ -228,7 +221,7 @@ mod tests {
                 (job, receive)
             })
             .unzip();
-        let committed = commit_batch(Uuid::nil(), writer, events, batch);
+        let committed = commit_batch(Uuid::nil(), writer, events, &AtomicBool::new(false), batch);
         (
             committed,
             answers.iter().map(|a| a.try_recv().ok()).collect(),

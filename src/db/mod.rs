@@ -100,16 +100,7 @@ impl TenantDb {
         let tx = conn.transaction_with_behavior(TransactionBehavior::Immediate)?;
         let last_seq = outbox_last_seq(&tx)?;
         let value = work(&tx)?;
-        let written = if outbox_last_seq(&tx)? > last_seq {
-            outbox_since(&tx, self.info.id, last_seq, None)?
-        } else {
-            Vec::new()
-        };
-        tx.commit()?;
-        self.committed.store(true, Ordering::Relaxed);
-        if !written.is_empty() {
-            self.events.committed(self.info.id, written);
-        }
+        commit_and_announce(tx, self.info.id, last_seq, &self.events, &self.committed)?;
         Ok(value)
     }
 
@@ -136,6 +127,28 @@ impl TenantDb {
         let conn = self.readers.get()?;
         work(&conn)
     }
+}
+
+/// Commits `tx`, marks the tenant for the next checkpoint and announces the events
+/// written after `last_seq`.
+fn commit_and_announce(
+    tx: Transaction,
+    tenant_id: Uuid,
+    last_seq: i64,
+    events: &EventBus,
+    committed: &AtomicBool,
+) -> Result<(), ApiError> {
+    let written = if outbox_last_seq(&tx)? > last_seq {
+        outbox_since(&tx, tenant_id, last_seq, None)?
+    } else {
+        Vec::new()
+    };
+    tx.commit()?;
+    committed.store(true, Ordering::Relaxed);
+    if !written.is_empty() {
+        events.committed(tenant_id, written);
+    }
+    Ok(())
 }
 
 /// The newest outbox sequence number; a cheap read of SQLite's own counter.

@@ -577,20 +577,23 @@ fn confirmed_reservations_become_no_shows_after_the_grace_window_and_not_before(
     assert_eq!(no_shows[0]["data"]["reservation"]["status"], "no_show");
 }
 
-#[test]
-fn the_grace_window_follows_the_setting() {
-    let app = TestApp::spawn();
+/// A confirmed booking for two next week at 19:00 UTC: its id and start.
+fn confirmed_next_week(app: &TestApp) -> (String, chrono::DateTime<Utc>) {
     app.floor_with_tables(&[4]);
     app.open_for_bookings(20, 6);
     let (_, starts_at) = next_week_at_seven();
     let start = chrono::DateTime::parse_from_rfc3339(&starts_at)
         .unwrap()
         .with_timezone(&Utc);
-    let id = book(&app, &starts_at, 2)["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    post(&app, &format!("/reservations/{id}/confirm"), json!({}));
+    let id = book(app, &starts_at, 2)["id"].as_str().unwrap().to_string();
+    post(app, &format!("/reservations/{id}/confirm"), json!({}));
+    (id, start)
+}
+
+#[test]
+fn the_grace_window_follows_the_setting() {
+    let app = TestApp::spawn();
+    let (_, start) = confirmed_next_week(&app);
     // The scheduler has looked at the tenant and knows its next deadline...
     assert_eq!(brigade::scheduler::run_due(app.app(), start), 0);
     // ...and a longer grace window moves it.
@@ -610,17 +613,7 @@ fn the_grace_window_follows_the_setting() {
 #[test]
 fn a_shorter_grace_window_brings_the_next_no_show_forward() {
     let app = TestApp::spawn();
-    app.floor_with_tables(&[4]);
-    app.open_for_bookings(20, 6);
-    let (_, starts_at) = next_week_at_seven();
-    let start = chrono::DateTime::parse_from_rfc3339(&starts_at)
-        .unwrap()
-        .with_timezone(&Utc);
-    let id = book(&app, &starts_at, 2)["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    post(&app, &format!("/reservations/{id}/confirm"), json!({}));
+    let (_, start) = confirmed_next_week(&app);
     // The scheduler now expects nothing before the default 15 minutes...
     assert_eq!(brigade::scheduler::run_due(app.app(), start), 0);
     // ...until the setting changes: it must look again, not wait for its old deadline.
@@ -636,17 +629,7 @@ fn a_shorter_grace_window_brings_the_next_no_show_forward() {
 #[test]
 fn the_no_show_scheduler_acts_on_what_is_due_after_a_restart() {
     let mut app = TestApp::spawn();
-    app.floor_with_tables(&[4]);
-    app.open_for_bookings(20, 6);
-    let (_, starts_at) = next_week_at_seven();
-    let start = chrono::DateTime::parse_from_rfc3339(&starts_at)
-        .unwrap()
-        .with_timezone(&Utc);
-    let id = book(&app, &starts_at, 2)["id"]
-        .as_str()
-        .unwrap()
-        .to_string();
-    post(&app, &format!("/reservations/{id}/confirm"), json!({}));
+    let (id, start) = confirmed_next_week(&app);
     app.restart();
     assert_eq!(
         brigade::scheduler::run_due(app.app(), start + Duration::minutes(10)),

@@ -307,6 +307,11 @@ fn staff_can_book_outside_the_rules_and_guests_cannot() {
             .post("/reservations", booking(party, at, Some(true)))
             .expect(201);
     }
+    let mut wrong_type = booking(6, &starts_at, None);
+    wrong_type["outside_rules"] = json!("yes");
+    app.owner
+        .post("/reservations", wrong_type)
+        .expect_problem(422, "validation_failed");
     // The large party fills the 19:00 slot for everyone else.
     app.owner
         .post("/reservations", booking(2, &starts_at, None))

@@ -132,7 +132,11 @@ fn parties_ahead(conn: &Connection, ticket_id: Option<&str>) -> Result<Vec<Party
         let size = size?;
         let turn_minutes = match turns.get(&size) {
             Some(&turn) => turn,
-            None => *turns.entry(size).or_insert(turn_minutes(conn, size)?),
+            None => {
+                let turn = turn_minutes(conn, size)?;
+                turns.insert(size, turn);
+                turn
+            }
         };
         ahead.push(PartyAhead { size, turn_minutes });
     }

@@ -95,10 +95,11 @@ async fn stream_events(
     // overlap is removed by sequence number.
     let mut live = app.db.events().subscribe();
     let tenant = caller.tenant.clone();
+    // Without `Last-Event-ID` the stream starts at the newest event: nothing to catch up.
+    let mut behind = resume.0.is_some();
     let mut last_seq = start_after(tenant.clone(), resume.0).await?;
     Ok(EventStream! {
         // Catch up a page at a time; `Lagged` below comes back here too.
-        let mut behind = true;
         loop {
             while behind {
                 let Ok(page) = missed(tenant.clone(), last_seq).await else { return };

@@ -15,7 +15,7 @@ pub mod money;
 pub mod scheduler;
 pub mod time;
 
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
 use rocket::config::LogLevel;
 use rocket::data::{Limits, ToByteUnit};
@@ -57,6 +57,12 @@ impl App {
 }
 
 /// The HTTP server for `app`, ready to launch.
+/// Locks `mutex` even if a thread panicked while holding it: for state that stays
+/// valid whatever a panicking holder was doing, kept by threads that must go on.
+pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
+    mutex.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
 pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
     let config = &app.config;
     let rocket_config = rocket::Config {

@@ -10,14 +10,14 @@
 use std::collections::{HashMap, HashSet};
 use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::mpsc::{self, RecvTimeoutError, Sender};
-use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
 use crate::api::reservations;
-use crate::App;
+use crate::{lock, App};
 
 const TICK: Duration = Duration::from_secs(60);
 
@@ -42,11 +42,6 @@ impl Scheduler {
     fn take_change(&self, tenant_id: Uuid) -> bool {
         lock(&self.changed).remove(&tenant_id)
     }
-}
-
-/// A pass that panicked leaves these maps as valid as they were.
-fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
-    mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// Applies every transition due at `now`; returns how many reservations became

@@ -98,10 +98,7 @@ struct Pool {
 
 impl Workers {
     fn lock(&self) -> MutexGuard<'_, Pool> {
-        // Nothing panics while holding it, and its counts stay valid if something did.
-        self.pool
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
+        crate::lock(&self.pool)
     }
 
     /// Queues a tenant for sending, starting a worker when none is idle to take it.

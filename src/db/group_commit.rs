@@ -17,7 +17,9 @@ use rocket::tokio::sync::oneshot;
 use rusqlite::{Transaction, TransactionBehavior};
 use uuid::Uuid;
 
-use super::{commit_and_announce, outbox_last_seq, SqlitePool};
+use super::outbox::outbox_last_seq;
+use super::tenant::commit_and_announce;
+use super::SqlitePool;
 use crate::error::ApiError;
 use crate::events::bus::EventBus;
 

@@ -25,7 +25,7 @@ pub fn outbox_since(
     limit: Option<u32>,
 ) -> Result<Vec<Committed>, ApiError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT seq, event_id, body FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2",
+        "SELECT seq, event_id, event, body FROM outbox WHERE seq > ?1 ORDER BY seq LIMIT ?2",
     )?;
     // SQLite reads a negative LIMIT as no limit.
     let rows = stmt.query_map(params![seq, limit.map_or(-1, i64::from)], |r| {
@@ -33,8 +33,49 @@ pub fn outbox_since(
             tenant_id,
             seq: r.get(0)?,
             event_id: r.get(1)?,
-            body: r.get(2)?,
+            event: r.get(2)?,
+            body: r.get(3)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+    use crate::db::migrations::{migrate, Schema};
+    use crate::events::outbox::enqueue;
+
+    #[test]
+    fn events_after_a_seq_carry_their_name_and_envelope() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, Schema::Tenant).unwrap();
+        let tenant_id = Uuid::now_v7();
+        let tx = conn.transaction().unwrap();
+        let first = enqueue(&tx, tenant_id, "order.created", json!({"n": 1})).unwrap();
+        let second = enqueue(&tx, tenant_id, "order.paid", json!({"n": 2})).unwrap();
+        tx.commit().unwrap();
+
+        assert_eq!(outbox_last_seq(&conn).unwrap(), 2);
+        let all = outbox_since(&conn, tenant_id, 0, None).unwrap();
+        let seen: Vec<(i64, &str, &str)> = all
+            .iter()
+            .map(|c| (c.seq, c.event_id.as_str(), c.event.as_str()))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                (1, first.as_str(), "order.created"),
+                (2, second.as_str(), "order.paid")
+            ]
+        );
+        let body: serde_json::Value = serde_json::from_str(&all[1].body).unwrap();
+        assert_eq!(body["event"], "order.paid");
+
+        let after_first = outbox_since(&conn, tenant_id, 1, Some(1)).unwrap();
+        assert_eq!(after_first.len(), 1);
+        assert_eq!(after_first[0].event, "order.paid");
+    }
 }

@@ -18,6 +18,8 @@ pub struct Committed {
     pub tenant_id: Uuid,
     pub seq: i64,
     pub event_id: String,
+    /// The event's name, as in the envelope's `event` field.
+    pub event: String,
     pub body: String,
 }
 

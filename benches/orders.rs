@@ -8,9 +8,8 @@ mod support;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
-use brigade::api::orders::model::{NewLine, NewOrder, OrderType};
-use brigade::api::orders::queries;
-use brigade::api::settings;
+use brigade::domain::orders::{self, NewLine, NewOrder, OrderType};
+use brigade::domain::{self, Context};
 use rusqlite::{Connection, TransactionBehavior};
 use serde_json::{json, Value};
 use support::{load, ms, phase_duration, record, Api};
@@ -217,11 +216,17 @@ fn raw_create_rate(synchronous_full: bool, per_transaction: usize, duration: Dur
             .transaction_with_behavior(TransactionBehavior::Immediate)
             .unwrap();
         for _ in 0..per_transaction {
-            let settings = settings::load(&tx).unwrap();
-            let row = queries::create_order(&tx, tenant, "bench", &settings, &order).unwrap();
-            let _: Value =
-                serde_json::to_value(queries::order_json(&tx, &row, settings.exponent()).unwrap())
-                    .unwrap();
+            let context = Context {
+                tenant_id: tenant,
+                actor: "bench".to_string(),
+                now: chrono::Utc::now(),
+            };
+            let (_, _): (Value, _) = domain::run(&tx, context, |tx| {
+                let row = orders::create_order(tx, &order, None)?;
+                serde_json::to_value(orders::order_json(tx, &row, tx.exponent()?)?)
+                    .map_err(brigade::error::ApiError::internal)
+            })
+            .unwrap();
         }
         tx.commit().unwrap();
         count += per_transaction as u64;

@@ -2,16 +2,13 @@
 //! two floors of tables, lunch and dinner booking hours and an owner account, so a
 //! new install can be tried at once.
 
-use rusqlite::params;
-use serde_json::json;
-use uuid::Uuid;
-
-use crate::api::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
-use crate::api::users;
 use crate::auth::{random_token, Role};
 use crate::db::TenantInfo;
+use crate::domain::dining::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
+use crate::domain::menu::{self, ItemFields, StoredModifier};
+use crate::domain::staff;
+use crate::domain::tables::{self, NewTable, Shape};
 use crate::error::ApiError;
-use crate::time::now_rfc3339;
 use crate::App;
 
 pub const OWNER_EMAIL: &str = "owner@demo.brigade.local";
@@ -31,7 +28,7 @@ type SeedItem = (
     &'static [(&'static str, i64)],
 );
 /// (table, seats, shape)
-type SeedTable = (&'static str, i64, &'static str);
+type SeedTable = (&'static str, i64, Shape);
 
 const MENU: &[(&str, &[SeedItem])] = &[
     (
@@ -151,21 +148,21 @@ const FLOORS: &[(&str, &[SeedTable])] = &[
     (
         "Main room",
         &[
-            ("T1", 2, "square"),
-            ("T2", 2, "square"),
-            ("T3", 4, "square"),
-            ("T4", 4, "square"),
-            ("T5", 6, "rect"),
-            ("T6", 8, "round"),
+            ("T1", 2, Shape::Square),
+            ("T2", 2, Shape::Square),
+            ("T3", 4, Shape::Square),
+            ("T4", 4, Shape::Square),
+            ("T5", 6, Shape::Rect),
+            ("T6", 8, Shape::Round),
         ],
     ),
     (
         "Patio",
         &[
-            ("P1", 2, "round"),
-            ("P2", 4, "round"),
-            ("P3", 4, "round"),
-            ("P4", 6, "rect"),
+            ("P1", 2, Shape::Round),
+            ("P2", 4, Shape::Round),
+            ("P3", 4, Shape::Round),
+            ("P4", 6, Shape::Rect),
         ],
     ),
 ];
@@ -191,55 +188,50 @@ fn booking_hours() -> TimeSlotRules {
     }
 }
 
+/// Creates the demo tenant through the same domain operations the API uses, so
+/// it never holds anything the API would not have created.
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
     let db = app.db.create_tenant("Demo Bistro", "demo", "USD", "UTC")?;
-    db.write(|tx| {
-        let now = now_rfc3339();
+    app.write(&db, "system:demo", |tx| {
         for (position, (category, items)) in MENU.iter().enumerate() {
-            let category_id = Uuid::now_v7().to_string();
-            tx.execute(
-                "INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-                params![category_id, category, position as i64, now],
-            )?;
+            let category_id = menu::insert_category(tx, category, position as i64)?.id;
             for (name, description, price, station, modifiers) in items.iter() {
-                let modifiers: Vec<_> = modifiers.iter().map(|(n, p)| json!({"name": n, "price": p})).collect();
-                tx.execute(
-                    "INSERT INTO menu_items (id, category_id, name, description, price, tax_rate, kitchen_station, \
-                     modifiers, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, 8875, ?6, ?7, ?8, ?8)",
-                    params![
-                        Uuid::now_v7().to_string(),
-                        category_id,
-                        name,
-                        description,
-                        price,
-                        station,
-                        json!(modifiers).to_string(),
-                        now
-                    ],
-                )?;
+                let fields = ItemFields {
+                    category_id: category_id.clone(),
+                    name: name.to_string(),
+                    description: description.to_string(),
+                    price: *price,
+                    tax_rate: 8875,
+                    available: true,
+                    kitchen_station: Some(station.to_string()),
+                    modifiers: modifiers
+                        .iter()
+                        .map(|(name, price)| StoredModifier {
+                            name: name.to_string(),
+                            price: *price,
+                        })
+                        .collect(),
+                };
+                menu::insert_item(tx, &fields)?;
             }
         }
-        for (position, (floor, tables)) in FLOORS.iter().enumerate() {
-            let floor_id = Uuid::now_v7().to_string();
-            tx.execute(
-                "INSERT INTO floors (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-                params![floor_id, floor, position as i64, now],
-            )?;
-            for (i, (name, seats, shape)) in tables.iter().enumerate() {
-                tx.execute(
-                    "INSERT INTO tables (id, floor_id, name, seats, shape, x, y, width, height, created_at, updated_at) \
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, 1, ?9, ?9)",
-                    params![
-                        Uuid::now_v7().to_string(),
-                        floor_id,
-                        name,
-                        seats,
-                        shape,
-                        (i % 3) as f64 * 3.0,
-                        (i / 3) as f64 * 3.0,
-                        if *shape == "rect" { 2.0 } else { 1.0 },
-                        now
-                    ],
+        for (position, (floor, floor_tables)) in FLOORS.iter().enumerate() {
+            let floor_id = tables::insert_floor(tx, floor, position as i64)?.id;
+            for (i, (name, seats, shape)) in floor_tables.iter().enumerate() {
+                tables::insert_table(
+                    tx,
+                    &NewTable {
+                        floor_id: floor_id.clone(),
+                        name: name.to_string(),
+                        seats: *seats,
+                        shape: Some(*shape),
+                        x: Some((i % 3) as f64 * 3.0),
+                        y: Some((i / 3) as f64 * 3.0),
+                        width: Some(if *shape == Shape::Rect { 2.0 } else { 1.0 }),
+                        height: Some(1.0),
+                        rotation: None,
+                        active: None,
+                    },
                 )?;
             }
         }
@@ -247,7 +239,7 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
         Ok(())
     })?;
     let password = random_token(16);
-    users::create_user(
+    staff::create_user(
         &app.db,
         &db,
         OWNER_EMAIL,

@@ -9,6 +9,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod domain;
 pub mod error;
 pub mod events;
 pub mod money;
@@ -25,8 +26,10 @@ use rocket::{catchers, Build, Rocket};
 use auth::rate_limit::LoginLimiter;
 use auth::tokens::TokenKeys;
 pub use config::Config;
-use db::Databases;
+use db::{Databases, TenantDb};
+use error::ApiError;
 use events::dispatcher::Dispatcher;
+use uuid::Uuid;
 
 /// Everything a request may need, shared by all of them.
 pub struct App {
@@ -36,6 +39,8 @@ pub struct App {
     pub login_limiter: LoginLimiter,
     pub public_limiter: api::public::PublicLimiter,
     pub scheduler: scheduler::Scheduler,
+    /// Where writes get their `now`.
+    pub clock: time::Clock,
 }
 
 impl App {
@@ -50,19 +55,78 @@ impl App {
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),
+            clock: time::Clock::system(),
             db,
             config,
         }))
     }
 }
 
-/// The HTTP server for `app`, ready to launch.
+impl App {
+    /// The write context of `actor` in a tenant, now.
+    pub fn context(&self, tenant_id: Uuid, actor: impl Into<String>) -> domain::Context {
+        domain::Context {
+            tenant_id,
+            actor: actor.into(),
+            now: self.clock.now(),
+        }
+    }
+
+    /// Runs `work` as a write of `tenant` in a transaction of its own, on the calling
+    /// thread, and applies its effects once committed. Blocking: for the scheduler,
+    /// set-up and other work outside requests.
+    pub fn write<T>(
+        &self,
+        tenant: &TenantDb,
+        actor: &str,
+        work: impl FnOnce(&mut domain::Tx) -> Result<T, ApiError>,
+    ) -> Result<T, ApiError> {
+        let context = self.context(tenant.info.id, actor);
+        let (value, after_commit) = tenant.write(|sql| domain::run(sql, context, work))?;
+        self.after_commit(tenant.info.id, after_commit);
+        Ok(value)
+    }
+
+    /// Runs `work` as a write of `tenant` on its group-commit queue, committed
+    /// when it returns `Ok`, and applies its effects once committed. The way
+    /// requests write.
+    pub async fn write_queued<T, F>(
+        &self,
+        tenant: &TenantDb,
+        actor: String,
+        work: F,
+    ) -> Result<T, ApiError>
+    where
+        F: FnOnce(&mut domain::Tx) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        let context = self.context(tenant.info.id, actor);
+        let (value, after_commit) = tenant
+            .write_queued(move |sql| domain::run(sql, context, work))
+            .await?;
+        self.after_commit(tenant.info.id, after_commit);
+        Ok(value)
+    }
+
+    /// What a committed write left to do. Its events already reach delivery and
+    /// the live stream through the outbox.
+    pub fn after_commit(&self, tenant_id: Uuid, after_commit: domain::AfterCommit) {
+        if after_commit.reschedule {
+            self.scheduler.forget(tenant_id);
+        }
+        if after_commit.wake_delivery {
+            self.db.events().wake(tenant_id);
+        }
+    }
+}
+
 /// Locks `mutex` even if a thread panicked while holding it: for state that stays
 /// valid whatever a panicking holder was doing, kept by threads that must go on.
 pub(crate) fn lock<T>(mutex: &Mutex<T>) -> MutexGuard<'_, T> {
     mutex.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
+/// The HTTP server for `app`, ready to launch.
 pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
     let config = &app.config;
     let rocket_config = rocket::Config {

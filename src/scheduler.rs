@@ -16,7 +16,8 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use uuid::Uuid;
 
-use crate::api::reservations;
+use crate::domain::dining::reservations;
+use crate::domain::{self, Context};
 use crate::{lock, App};
 
 const TICK: Duration = Duration::from_secs(60);
@@ -59,12 +60,19 @@ pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
             Some(Some(at)) if *at > now => continue,
             _ => {}
         }
+        let context = Context {
+            tenant_id: tenant.id,
+            actor: "system:scheduler".to_string(),
+            now,
+        };
+        // The pass has just worked out the tenant's next deadline itself, so what
+        // the write leaves to do after commit (look at the tenant again) is moot.
         let result = app
             .db
             .tenant(tenant.id)
-            .and_then(|db| db.write(|tx| reservations::mark_no_shows(tx, tenant.id, now)));
+            .and_then(|db| db.write(|sql| domain::run(sql, context, reservations::mark_no_shows)));
         match result {
-            Ok((count, next)) => {
+            Ok(((count, next), _)) => {
                 marked += count;
                 next_due.insert(tenant.id, next);
             }

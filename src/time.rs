@@ -17,3 +17,21 @@ pub fn parse_rfc3339(text: &str) -> Option<DateTime<Utc>> {
         .ok()
         .map(|t| t.with_timezone(&Utc))
 }
+
+/// Where writes get their `now`: the wall clock, or a fixed instant for tests.
+#[derive(Clone)]
+pub struct Clock(Option<DateTime<Utc>>);
+
+impl Clock {
+    pub fn system() -> Self {
+        Clock(None)
+    }
+
+    pub fn fixed(at: DateTime<Utc>) -> Self {
+        Clock(Some(at))
+    }
+
+    pub fn now(&self) -> DateTime<Utc> {
+        self.0.unwrap_or_else(Utc::now)
+    }
+}

@@ -6,28 +6,22 @@ use std::sync::Arc;
 
 use chrono::Utc;
 use rocket::request::{FromRequest, Outcome, Request};
-use rocket::{get, post, routes, Route, State};
+use rocket::{get, post, State};
 use serde::{Deserialize, Serialize};
-use utoipa::{OpenApi, ToSchema};
+use utoipa::ToSchema;
 use uuid::Uuid;
 
 use crate::api::body::JsonBody;
 use crate::api::reply::Reply;
-use crate::api::users::{self, User};
 use crate::auth::caller::tenant_header;
 use crate::auth::tokens::Claims;
-use crate::auth::{passwords, Caller, Principal, Role};
+use crate::auth::{passwords, perm, Can, Principal, Role};
 use crate::db::{run_blocking, TenantInfo};
+use crate::domain::staff::{self, User};
 use crate::error::{remember_failure, ApiError, Problem};
 use crate::App;
 
-pub fn routes() -> Vec<Route> {
-    routes![login, me]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(login, me))]
-pub struct Docs;
+super::group![login, me];
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -108,7 +102,7 @@ async fn login(
         for (tenant_id, user_id) in candidates {
             let Ok(tenant_id) = tenant_id.parse::<Uuid>() else { continue };
             let Ok(db) = app.db.tenant(tenant_id) else { continue };
-            let account = db.read(|conn| users::find_account(conn, &user_id))?;
+            let account = db.read(|conn| staff::find_account(conn, &user_id))?;
             if let Some(account) = account {
                 if account.active && passwords::verify(&account.password_hash, &body.password) {
                     matches.push((db.info.clone(), account.user));
@@ -150,11 +144,11 @@ async fn login(
 /// Who the credentials belong to.
 #[utoipa::path(tag = "Auth", responses((status = 200, body = Me), (status = 401, body = Problem)))]
 #[get("/auth/me")]
-async fn me(caller: Caller) -> Result<Reply, ApiError> {
+async fn me(caller: Can<perm::ProfileRead>) -> Result<Reply, ApiError> {
     run_blocking(move || {
         let (principal, principal_id, user) = match &caller.principal {
             Principal::User { id } => {
-                let account = caller.tenant.read(|conn| users::find_account(conn, id))?;
+                let account = caller.tenant.read(|conn| staff::find_account(conn, id))?;
                 ("user", id.clone(), account.map(|a| a.user))
             }
             Principal::ApiKey { id } => ("api_key", id.clone(), None),

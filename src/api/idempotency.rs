@@ -3,13 +3,14 @@
 //! written in the same transaction as the work, so a key can never point at a
 //! change that rolled back.
 
-use chrono::{Duration, Utc};
+use chrono::Duration;
 use rocket::http::Status;
 use rocket::request::{FromRequest, Outcome, Request};
-use rusqlite::{params, OptionalExtension, Transaction};
+use rusqlite::{params, OptionalExtension};
 use sha2::{Digest, Sha256};
 
 use super::reply::Reply;
+use crate::domain::Tx;
 use crate::error::{remember_failure, ApiError};
 
 const KEEP_FOR_HOURS: i64 = 24;
@@ -48,20 +49,20 @@ impl<'r> FromRequest<'r> for IdempotencyKey {
 }
 
 impl IdempotencyKey {
-    /// Runs `work` unless this key was already used by `actor`; then the stored
+    /// Runs `work` unless the acting caller already used this key; then the stored
     /// response comes back instead. Reusing a key for another request is a 422.
     pub fn run(
         &self,
-        tx: &Transaction,
-        actor: &str,
+        tx: &mut Tx,
         body: &[u8],
-        work: impl FnOnce(&Transaction) -> Result<Reply, ApiError>,
+        work: impl FnOnce(&mut Tx) -> Result<Reply, ApiError>,
     ) -> Result<Reply, ApiError> {
         let Some(key) = &self.key else {
             return work(tx);
         };
+        let actor = tx.actor().to_string();
         let fingerprint = hex::encode(Sha256::digest(body));
-        let cutoff = crate::time::rfc3339(Utc::now() - Duration::hours(KEEP_FOR_HOURS));
+        let cutoff = crate::time::rfc3339(tx.now() - Duration::hours(KEEP_FOR_HOURS));
         tx.execute(
             "DELETE FROM idempotency_keys WHERE created_at < ?1",
             [&cutoff],
@@ -99,7 +100,7 @@ impl IdempotencyKey {
                 fingerprint,
                 reply.status.code,
                 reply.body,
-                crate::time::now_rfc3339()
+                tx.now_text()
             ],
         )?;
         Ok(reply)

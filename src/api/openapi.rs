@@ -1,17 +1,14 @@
-//! The OpenAPI 3 description of the whole API, served at `/api/v1/openapi.json`.
-//! Each group contributes its own `Docs`; a test checks every mounted route is here.
+//! The OpenAPI 3 description of the whole API, served at `/api/v1/openapi.json`,
+//! merged from every group in `GROUPS`; a test checks every mounted route is here.
 
-use rocket::{get, routes, Route};
+use rocket::get;
 use utoipa::openapi::security::{HttpAuthScheme, HttpBuilder, SecurityScheme};
 use utoipa::openapi::{OpenApi as Document, Paths};
-use utoipa::OpenApi;
 
 use super::reply::Reply;
 use crate::error::ApiError;
 
-pub fn routes() -> Vec<Route> {
-    routes![openapi_json]
-}
+super::group![openapi_json];
 
 /// The document, with every path written in full (`/api/v1/...`).
 pub fn document() -> Document {
@@ -28,22 +25,8 @@ pub fn document() -> Document {
                 .build(),
         )
         .build();
-    for group in [
-        super::auth::Docs::openapi(),
-        super::menu::Docs::openapi(),
-        super::orders::Docs::openapi(),
-        super::tables::Docs::openapi(),
-        super::pos::Docs::openapi(),
-        super::queue::Docs::openapi(),
-        super::sessions::Docs::openapi(),
-        super::reservations::Docs::openapi(),
-        super::public::Docs::openapi(),
-        super::settings::Docs::openapi(),
-        super::webhooks::Docs::openapi(),
-        super::notifications::Docs::openapi(),
-        super::stream::Docs::openapi(),
-    ] {
-        doc.merge(group);
+    for group in super::GROUPS {
+        doc.merge((group.openapi)());
     }
     let mut paths = Paths::new();
     for (path, item) in std::mem::take(&mut doc.paths.paths) {
@@ -70,6 +53,7 @@ pub fn document() -> Document {
 }
 
 /// This document.
+#[utoipa::path(tag = "OpenAPI", security(()), responses((status = 200, body = Object, description = "The OpenAPI document")))]
 #[get("/openapi.json")]
 async fn openapi_json() -> Result<Reply, ApiError> {
     Reply::ok(document())

@@ -1,6 +1,8 @@
 //! The live event stream: Server-Sent Events carrying the tenant's envelopes as they
 //! commit. `id:` is the event id; a client that reconnects with `Last-Event-ID`
 //! first gets what it missed, from the outbox a page at a time, then live events.
+//! Each caller receives only the events its role may read: a kitchen screen sees
+//! orders, not the guest names of reservations.
 
 use std::convert::Infallible;
 use std::sync::Arc;
@@ -9,23 +11,17 @@ use rocket::request::{FromRequest, Outcome, Request};
 use rocket::response::stream::{Event, EventStream};
 use rocket::tokio::select;
 use rocket::tokio::sync::broadcast::error::RecvError;
-use rocket::{get, routes, Route, Shutdown, State};
+use rocket::{get, Shutdown, State};
 use rusqlite::OptionalExtension;
-use utoipa::OpenApi;
 
-use crate::auth::{Caller, Permission};
+use crate::auth::permissions::{allows, to_receive};
+use crate::auth::{perm, Can};
 use crate::db::{outbox_last_seq, outbox_since, run_blocking, TenantDb};
 use crate::error::{ApiError, Problem};
 use crate::events::bus::Committed;
 use crate::App;
 
-pub fn routes() -> Vec<Route> {
-    routes![stream_events]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(stream_events))]
-pub struct Docs;
+super::group![stream_events,];
 
 /// The `Last-Event-ID` header an EventSource sends when it reconnects.
 pub struct LastEventId(Option<String>);
@@ -85,16 +81,17 @@ fn to_event(committed: &Committed) -> Event {
         (status = 401, body = Problem)))]
 #[get("/events/stream")]
 async fn stream_events(
-    caller: Caller,
+    caller: Can<perm::EventsStream>,
     resume: LastEventId,
     app: &State<Arc<App>>,
     mut shutdown: Shutdown,
 ) -> Result<EventStream![Event + 'static], ApiError> {
-    caller.require(Permission::EventsStream)?;
     // Subscribing before reading the backlog means nothing falls between the two;
     // overlap is removed by sequence number.
     let mut live = app.db.events().subscribe();
     let tenant = caller.tenant.clone();
+    let role = caller.role;
+    let may_read = move |committed: &Committed| allows(role, to_receive(&committed.event));
     // Without `Last-Event-ID` the stream starts at the newest event: nothing to catch up.
     let mut behind = resume.0.is_some();
     let mut last_seq = start_after(tenant.clone(), resume.0).await?;
@@ -106,7 +103,9 @@ async fn stream_events(
                 behind = page.len() == CATCH_UP_PAGE as usize;
                 for committed in page {
                     last_seq = committed.seq;
-                    yield to_event(&committed);
+                    if may_read(&committed) {
+                        yield to_event(&committed);
+                    }
                 }
             }
             let committed = select! {
@@ -125,7 +124,9 @@ async fn stream_events(
                 continue;
             }
             last_seq = committed.seq;
-            yield to_event(&committed);
+            if may_read(&committed) {
+                yield to_event(&committed);
+            }
         }
     })
 }

@@ -1,15 +1,22 @@
-//! The `Caller` request guard: a verified bearer token or API key, matched against
-//! the `X-Tenant-ID` header, with the tenant's database ready to use.
+//! Who calls a tenant route: a verified bearer token or API key, matched against
+//! the `X-Tenant-ID` header, with the tenant's database ready to use. Routes take
+//! it through `Can<P>`, which also checks the route's permission, so no route
+//! can leave its check out.
 
+use std::marker::PhantomData;
+use std::ops::Deref;
 use std::sync::Arc;
 
 use rocket::http::Status;
 use rocket::request::{FromRequest, Outcome, Request};
-use rusqlite::{Connection, OptionalExtension, Transaction};
+use rusqlite::Connection;
 use uuid::Uuid;
 
-use super::{keys, permissions, Permission, Role};
+use super::permissions::{self, Grant};
+use super::{keys, Permission, Role};
 use crate::db::{run_blocking, TenantDb};
+use crate::domain::orders::OrderStatus;
+use crate::domain::{staff, Tx};
 use crate::error::{remember_failure, ApiError};
 use crate::App;
 
@@ -20,6 +27,7 @@ pub enum Principal {
 }
 
 pub struct Caller {
+    pub app: Arc<App>,
     pub tenant: Arc<TenantDb>,
     pub principal: Principal,
     pub role: Role,
@@ -27,37 +35,46 @@ pub struct Caller {
 
 impl Caller {
     /// Runs `work` on a reader connection of the caller's tenant, off the async workers.
-    pub async fn read<T, F>(self, work: F) -> Result<T, ApiError>
+    pub async fn read<T, F>(&self, work: F) -> Result<T, ApiError>
     where
-        F: FnOnce(&Connection, &Caller) -> Result<T, ApiError> + Send + 'static,
-        T: Send + 'static,
-    {
-        run_blocking(move || self.tenant.clone().read(|conn| work(conn, &self))).await
-    }
-
-    /// Runs `work` in a write transaction of the caller's tenant (committed when it
-    /// returns `Ok`) on the tenant's group-commit queue.
-    pub async fn write<T, F>(self, work: F) -> Result<T, ApiError>
-    where
-        F: FnOnce(&Transaction, &Caller) -> Result<T, ApiError> + Send + 'static,
+        F: FnOnce(&Connection) -> Result<T, ApiError> + Send + 'static,
         T: Send + 'static,
     {
         let tenant = self.tenant.clone();
-        tenant.write_queued(move |tx| work(tx, &self)).await
+        run_blocking(move || tenant.read(work)).await
     }
 
+    /// Runs `work` as a write of the caller's tenant on its group-commit queue,
+    /// committed when it returns `Ok`, then applies what the write left to do
+    /// after commit.
+    pub async fn write<T, F>(&self, work: F) -> Result<T, ApiError>
+    where
+        F: FnOnce(&mut Tx) -> Result<T, ApiError> + Send + 'static,
+        T: Send + 'static,
+    {
+        self.app
+            .write_queued(&self.tenant, self.actor(), work)
+            .await
+    }
+
+    /// For a check that depends on the request, beyond the route's own permission.
     pub fn require(&self, permission: Permission) -> Result<(), ApiError> {
         if permissions::allows(self.role, permission) {
             Ok(())
         } else {
-            Err(ApiError::forbidden(
+            Err(refused(self.role, permission))
+        }
+    }
+
+    /// Whether the caller may move an order to `next` (see the permission table).
+    pub fn require_order_move(&self, next: OrderStatus) -> Result<(), ApiError> {
+        match permissions::may_move_order(self.role, next) {
+            Ok(()) => Ok(()),
+            Err(_) if self.role == Role::Kitchen => Err(ApiError::forbidden(
                 "permission_denied",
-                format!(
-                    "role {} may not {}",
-                    self.role.as_str(),
-                    permission.as_str()
-                ),
-            ))
+                "kitchen staff may only mark orders preparing or ready",
+            )),
+            Err(permission) => Err(refused(self.role, permission)),
         }
     }
 
@@ -72,6 +89,13 @@ impl Caller {
     pub fn tenant_id(&self) -> Uuid {
         self.tenant.info.id
     }
+}
+
+fn refused(role: Role, permission: Permission) -> ApiError {
+    ApiError::forbidden(
+        "permission_denied",
+        format!("role {} may not {}", role.as_str(), permission.as_str()),
+    )
 }
 
 pub fn bearer_token<'r>(req: &'r Request<'_>) -> Option<&'r str> {
@@ -93,7 +117,7 @@ pub fn tenant_header(req: &Request<'_>) -> Result<Option<Uuid>, ApiError> {
     }
 }
 
-async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
+async fn authenticate(req: &Request<'_>, permission: Permission) -> Result<Caller, ApiError> {
     let app = req
         .rocket()
         .state::<Arc<App>>()
@@ -134,18 +158,15 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
         // or deactivation takes effect at once rather than when the token expires.
         let role = match &principal {
             Principal::ApiKey { .. } => role,
-            Principal::User { id } => tenant.read(|conn| {
-                let row: Option<(String, bool)> = conn
-                    .prepare_cached("SELECT role, active FROM users WHERE id = ?1")?
-                    .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
-                    .optional()?;
-                match row {
-                    Some((role, true)) => role.parse().map_err(|e: String| ApiError::internal(e)),
-                    _ => Err(ApiError::unauthorized("the account is no longer active")),
-                }
-            })?,
+            Principal::User { id } => tenant
+                .read(|conn| staff::active_role(conn, id))?
+                .ok_or_else(|| ApiError::unauthorized("the account is no longer active"))?,
         };
+        if !permissions::allows(role, permission) {
+            return Err(refused(role, permission));
+        }
         Ok(Caller {
+            app,
             tenant,
             principal,
             role,
@@ -154,13 +175,30 @@ async fn authenticate(req: &Request<'_>) -> Result<Caller, ApiError> {
     .await
 }
 
+/// The route guard: an authenticated caller whose role has permission `P`.
+pub struct Can<P: Grant> {
+    caller: Caller,
+    permission: PhantomData<P>,
+}
+
+impl<P: Grant> Deref for Can<P> {
+    type Target = Caller;
+
+    fn deref(&self) -> &Caller {
+        &self.caller
+    }
+}
+
 #[rocket::async_trait]
-impl<'r> FromRequest<'r> for Caller {
+impl<'r, P: Grant> FromRequest<'r> for Can<P> {
     type Error = ApiError;
 
     async fn from_request(req: &'r Request<'_>) -> Outcome<Self, Self::Error> {
-        match authenticate(req).await {
-            Ok(caller) => Outcome::Success(caller),
+        match authenticate(req, P::PERMISSION).await {
+            Ok(caller) => Outcome::Success(Can {
+                caller,
+                permission: PhantomData,
+            }),
             Err(err) => {
                 remember_failure(req, &err);
                 Outcome::Error((Status::new(err.status.code), err))

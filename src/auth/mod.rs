@@ -1,15 +1,15 @@
 //! Who is calling: passwords, login tokens, API keys, roles and the permission table,
-//! and the `Caller` request guard that every tenant route takes.
+//! and the `Can<P>` request guard every tenant route takes.
 
 pub mod caller;
 pub mod keys;
 pub mod passwords;
-mod permissions;
+pub mod permissions;
 pub mod rate_limit;
 pub mod tokens;
 
-pub use caller::{Caller, Principal};
-pub use permissions::{Permission, Role};
+pub use caller::{Caller, Can, Principal};
+pub use permissions::{perm, Permission, Role};
 
 use rand::RngCore;
 

@@ -2,6 +2,8 @@
 
 use std::str::FromStr;
 
+use crate::domain::orders::OrderStatus;
+
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize, utoipa::ToSchema,
 )]
@@ -49,72 +51,82 @@ impl FromStr for Role {
     }
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Permission {
-    MenuRead,
-    MenuWrite,
-    OrdersRead,
-    /// Create orders and change their items, notes, table and customer.
-    OrdersWrite,
-    /// Move an order along its lifecycle (kitchen: only to preparing and ready).
-    OrdersAdvance,
-    OrdersCancel,
-    PaymentsTake,
-    /// See the floor plan, seatmap, queue, sessions and reservations.
-    DiningRead,
-    /// Edit floors, tables and their layout.
-    FloorPlanWrite,
-    /// Run the waitlist.
-    QueueWrite,
-    /// Open, move and close seating sessions.
-    SessionsWrite,
-    /// Close a session that still has unpaid orders.
-    SessionsForceClose,
-    /// Take, change and move reservations through their lifecycle.
-    ReservationsWrite,
-    /// Change the weekly reservation time-slot rules.
-    TimeSlotsWrite,
-    SettingsRead,
-    SettingsWrite,
-    /// Webhook endpoint, secret and deliveries.
-    WebhooksManage,
-    NotificationsRead,
-    /// The live event stream.
-    EventsStream,
-}
-
-impl Permission {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Permission::MenuRead => "menu.read",
-            Permission::MenuWrite => "menu.write",
-            Permission::OrdersRead => "orders.read",
-            Permission::OrdersWrite => "orders.write",
-            Permission::OrdersAdvance => "orders.advance",
-            Permission::OrdersCancel => "orders.cancel",
-            Permission::PaymentsTake => "payments.take",
-            Permission::DiningRead => "dining.read",
-            Permission::FloorPlanWrite => "floor_plan.write",
-            Permission::QueueWrite => "queue.write",
-            Permission::SessionsWrite => "sessions.write",
-            Permission::SessionsForceClose => "sessions.force_close",
-            Permission::ReservationsWrite => "reservations.write",
-            Permission::TimeSlotsWrite => "time_slots.write",
-            Permission::SettingsRead => "settings.read",
-            Permission::SettingsWrite => "settings.write",
-            Permission::WebhooksManage => "webhooks.manage",
-            Permission::NotificationsRead => "notifications.read",
-            Permission::EventsStream => "events.stream",
+/// Declares the permissions once: the enum, each one's name, and a type per
+/// permission for the `Can<P>` route guard (`Can<perm::OrdersWrite>`).
+macro_rules! permissions {
+    ($($(#[$doc:meta])* $name:ident => $text:literal,)*) => {
+        #[derive(Debug, Clone, Copy, PartialEq, Eq)]
+        pub enum Permission {
+            $($(#[$doc])* $name,)*
         }
-    }
+
+        impl Permission {
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Permission::$name => $text,)*
+                }
+            }
+        }
+
+        /// The permissions as types, for `Can<perm::…>`.
+        pub mod perm {
+            $(
+                pub struct $name;
+                impl super::Grant for $name {
+                    const PERMISSION: super::Permission = super::Permission::$name;
+                }
+            )*
+        }
+    };
 }
 
-/// The permission table. Every route checks exactly one permission against it.
+/// A permission named as a type, so a route states its permission in its signature.
+pub trait Grant: Send + Sync + 'static {
+    const PERMISSION: Permission;
+}
+
+permissions! {
+    /// See who one is.
+    ProfileRead => "profile.read",
+    MenuRead => "menu.read",
+    MenuWrite => "menu.write",
+    OrdersRead => "orders.read",
+    /// Create orders and change their items, notes, table and customer.
+    OrdersWrite => "orders.write",
+    /// Move an order along its lifecycle (kitchen: only to preparing and ready).
+    OrdersAdvance => "orders.advance",
+    OrdersCancel => "orders.cancel",
+    PaymentsTake => "payments.take",
+    /// See the floor plan, seatmap, queue, sessions and reservations.
+    DiningRead => "dining.read",
+    /// Edit floors, tables and their layout.
+    FloorPlanWrite => "floor_plan.write",
+    /// Run the waitlist.
+    QueueWrite => "queue.write",
+    /// Open, move and close seating sessions.
+    SessionsWrite => "sessions.write",
+    /// Close a session that still has unpaid orders.
+    SessionsForceClose => "sessions.force_close",
+    /// Take, change and move reservations through their lifecycle.
+    ReservationsWrite => "reservations.write",
+    /// Change the weekly reservation time-slot rules.
+    TimeSlotsWrite => "time_slots.write",
+    SettingsRead => "settings.read",
+    SettingsWrite => "settings.write",
+    /// Webhook endpoint, secret and deliveries.
+    WebhooksManage => "webhooks.manage",
+    NotificationsRead => "notifications.read",
+    /// The live event stream (each caller receives only the events it may read).
+    EventsStream => "events.stream",
+}
+
+/// The permission table. Every route states exactly one permission, checked
+/// against this table by its `Can<P>` guard.
 pub fn allows(role: Role, permission: Permission) -> bool {
     use Permission::*;
     use Role::*;
     match permission {
-        MenuRead | OrdersRead | EventsStream => true,
+        ProfileRead | MenuRead | OrdersRead | EventsStream => true,
         MenuWrite | WebhooksManage | NotificationsRead => matches!(role, Owner | Manager),
         OrdersWrite | PaymentsTake => matches!(role, Owner | Manager | Cashier | Server),
         OrdersAdvance => matches!(role, Owner | Manager | Cashier | Server | Kitchen),
@@ -126,5 +138,57 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         QueueWrite | ReservationsWrite => matches!(role, Owner | Manager | Host),
         SessionsWrite => matches!(role, Owner | Manager | Host | Server),
         SettingsRead => true,
+    }
+}
+
+/// Moving an order to `next`, beyond `OrdersAdvance`: cancelling needs
+/// `OrdersCancel`, and kitchen staff may only mark orders preparing or ready.
+pub fn may_move_order(role: Role, next: OrderStatus) -> Result<(), Permission> {
+    match next {
+        OrderStatus::Cancelled if !allows(role, Permission::OrdersCancel) => {
+            Err(Permission::OrdersCancel)
+        }
+        OrderStatus::Preparing | OrderStatus::Ready => Ok(()),
+        _ if role == Role::Kitchen => Err(Permission::OrdersAdvance),
+        _ => Ok(()),
+    }
+}
+
+/// What one must be allowed to read to receive an event on the live stream.
+pub fn to_receive(event: &str) -> Permission {
+    match event.split_once('.').map_or(event, |(group, _)| group) {
+        "order" => Permission::OrdersRead,
+        "session" | "reservation" => Permission::DiningRead,
+        // Webhook tests carry nothing but who asked for them.
+        _ => Permission::EventsStream,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kitchen_moves_orders_to_preparing_and_ready_only() {
+        assert!(may_move_order(Role::Kitchen, OrderStatus::Preparing).is_ok());
+        assert!(may_move_order(Role::Kitchen, OrderStatus::Ready).is_ok());
+        assert!(may_move_order(Role::Kitchen, OrderStatus::Served).is_err());
+        assert!(may_move_order(Role::Kitchen, OrderStatus::Cancelled).is_err());
+        assert!(may_move_order(Role::Server, OrderStatus::Served).is_ok());
+        assert_eq!(
+            may_move_order(Role::Server, OrderStatus::Cancelled),
+            Err(Permission::OrdersCancel)
+        );
+        assert!(may_move_order(Role::Cashier, OrderStatus::Cancelled).is_ok());
+    }
+
+    #[test]
+    fn the_stream_carries_dining_events_only_to_who_may_read_the_dining_room() {
+        let receives = |role, event| allows(role, to_receive(event));
+        assert!(receives(Role::Kitchen, "order.created"));
+        assert!(!receives(Role::Kitchen, "reservation.created"));
+        assert!(!receives(Role::Kitchen, "session.closed"));
+        assert!(receives(Role::Host, "reservation.created"));
+        assert!(receives(Role::Kitchen, "webhook.test"));
     }
 }

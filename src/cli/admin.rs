@@ -4,9 +4,9 @@ use std::path::Path;
 
 use clap::Subcommand;
 
-use crate::api::users;
 use crate::auth::{keys, Role};
 use crate::db::{Databases, TenantInfo};
+use crate::domain::staff;
 
 #[derive(Subcommand)]
 pub enum TenantCommand {
@@ -157,7 +157,7 @@ pub fn user(data_dir: &Path, command: UserCommand) -> Result<(), String> {
     }
     let db = dbs.tenant(info.id).map_err(|e| e.detail)?;
     let user =
-        users::create_user(&dbs, &db, &email, &name, role, &password).map_err(|e| e.detail)?;
+        staff::create_user(&dbs, &db, &email, &name, role, &password).map_err(|e| e.detail)?;
     println!("{}", user.id);
     Ok(())
 }

@@ -54,8 +54,22 @@ mod tests {
         migrate(&mut conn, Schema::Tenant).unwrap();
         let tenant_id = Uuid::now_v7();
         let tx = conn.transaction().unwrap();
-        let first = enqueue(&tx, tenant_id, "order.created", json!({"n": 1})).unwrap();
-        let second = enqueue(&tx, tenant_id, "order.paid", json!({"n": 2})).unwrap();
+        let first = enqueue(
+            &tx,
+            tenant_id,
+            "order.created",
+            "2026-11-22T10:00:00.000Z",
+            json!({"n": 1}),
+        )
+        .unwrap();
+        let second = enqueue(
+            &tx,
+            tenant_id,
+            "order.paid",
+            "2026-11-22T10:00:01.000Z",
+            json!({"n": 2}),
+        )
+        .unwrap();
         tx.commit().unwrap();
 
         assert_eq!(outbox_last_seq(&conn).unwrap(), 2);

@@ -86,12 +86,6 @@ impl TenantDb {
         Ok(value)
     }
 
-    /// Asks the delivery dispatcher to look at this tenant again, after a change to
-    /// its endpoint or deliveries that wrote no event.
-    pub fn wake_delivery(&self) {
-        self.events.wake(self.info.id);
-    }
-
     /// Runs `work` on a reader connection. Blocking: call through
     /// [`run_blocking`](super::run_blocking).
     pub fn read<T>(

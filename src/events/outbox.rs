@@ -22,19 +22,20 @@ pub fn new_event_id() -> String {
     format!("evt_{}", Uuid::now_v7().simple())
 }
 
-/// Stores an event; returns its id. The stored body is the exact bytes delivered.
+/// Stores an event that happened at `created_at`; returns its id. The stored body
+/// is the exact bytes delivered.
 pub fn enqueue(
     tx: &Transaction,
     tenant_id: Uuid,
     event: &str,
+    created_at: &str,
     data: Value,
 ) -> Result<String, ApiError> {
     let id = new_event_id();
-    let created_at = crate::time::now_rfc3339();
     let body = serde_json::to_string(&Envelope {
         id: &id,
         event,
-        created_at: &created_at,
+        created_at,
         tenant_id: tenant_id.to_string(),
         data,
     })

@@ -1,6 +1,7 @@
 //! Every class of bad input gets a clear problem+json answer and changes nothing.
 
-use serde_json::json;
+use brigade::auth::Role;
+use serde_json::{json, Value};
 
 use crate::helpers::TestApp;
 
@@ -143,4 +144,62 @@ fn unknown_routes_and_methods_are_problem_json() {
     app.owner
         .put("/orders", json!({}))
         .expect_problem(404, "route_not_found");
+}
+
+/// Every `POST …/<verb>` whose body is optional takes no body at all, as
+/// `curl -X POST` sends it, like one without a body.
+#[test]
+fn actions_with_optional_bodies_accept_an_empty_request() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[2, 4]);
+    let bare = |path: &str| app.owner.request("POST", path, &[], None);
+
+    let session = app
+        .owner
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[0]], "party_size": 2}),
+        )
+        .expect(201);
+    let closed = bare(&format!(
+        "/sessions/{}/close",
+        session["id"].as_str().unwrap()
+    ))
+    .expect(200);
+    assert_eq!(closed["status"], "closed");
+
+    let item = app.menu_item(5.0, 0.0);
+    let order = app.order(&item, 1);
+    let cancelled = bare(&format!("/orders/{}/cancel", order["id"].as_str().unwrap())).expect(200);
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["cancel_reason"], Value::Null);
+
+    let ticket = app
+        .owner
+        .post("/queue", json!({"name": "Ada", "party_size": 2}))
+        .expect(201);
+    let called = bare(&format!("/queue/{}/call", ticket["id"].as_str().unwrap())).expect(200);
+    assert_eq!(called["status"], "called");
+
+    // A body that says it is JSON must be JSON; one that is not JSON is refused;
+    // a forced close still needs a manager.
+    let session = app
+        .owner
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[1]], "party_size": 2}),
+        )
+        .expect(201);
+    let close = format!("/sessions/{}/close", session["id"].as_str().unwrap());
+    app.owner
+        .post_raw(&close, "text/plain", b"force")
+        .expect_problem(415, "unsupported_media_type");
+    app.user(Role::Server)
+        .post(&close, json!({"force": true}))
+        .expect_problem(403, "permission_denied");
+    app.owner
+        .post_raw(&close, "application/json", b"")
+        .expect_problem(400, "malformed_json");
+    let closed = app.owner.post(&close, json!({})).expect(200);
+    assert_eq!(closed["status"], "closed");
 }

@@ -275,7 +275,8 @@ impl TestApp {
     pub fn create_user(&self, tenant_id: &str, email: &str, role: Role) {
         let app = self.app();
         let db = app.db.tenant(tenant_id.parse().unwrap()).unwrap();
-        brigade::api::users::create_user(&app.db, &db, email, "Test User", role, PASSWORD).unwrap();
+        brigade::domain::staff::create_user(&app.db, &db, email, "Test User", role, PASSWORD)
+            .unwrap();
     }
 
     fn client_for(&self, tenant_id: &str, email: &str, role: Role) -> Client {

@@ -3,6 +3,7 @@
 mod helpers;
 mod receiver;
 
+mod architecture;
 mod auth;
 mod cli;
 mod crash;

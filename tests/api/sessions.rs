@@ -338,3 +338,57 @@ fn a_repeated_open_with_the_same_idempotency_key_opens_one_session() {
         ["session.created"]
     );
 }
+
+/// Completing the queue ticket is a reaction to `session.closed`, run in the
+/// same transaction: when it fails, the close is undone with it.
+#[test]
+fn a_failing_reaction_rolls_back_the_change_that_triggered_it() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[4]);
+    let ticket = app
+        .owner
+        .post("/queue", json!({"name": "Grace", "party_size": 3}))
+        .expect(201);
+    let ticket_id = ticket["id"].as_str().unwrap();
+    let session = app
+        .owner
+        .post(
+            &format!("/queue/{ticket_id}/seat"),
+            json!({"table_ids": [tables[0]]}),
+        )
+        .expect(201);
+    let session_id = session["id"].as_str().unwrap();
+    // Make the reaction fail: the file refuses to complete any queue ticket.
+    let path = app
+        .dir
+        .path()
+        .join("tenants")
+        .join(format!("{}.db", app.tenant_id));
+    rusqlite::Connection::open(path)
+        .unwrap()
+        .execute_batch(
+            "CREATE TRIGGER refuse_completion BEFORE UPDATE OF status ON queue_tickets \
+             WHEN NEW.status = 'completed' BEGIN SELECT RAISE(ABORT, 'refused'); END;",
+        )
+        .unwrap();
+
+    let refused = app
+        .owner
+        .post(&format!("/sessions/{session_id}/close"), json!({}));
+    assert_eq!(refused.status, 500, "{}", refused.body);
+    let after = app
+        .owner
+        .get(&format!("/sessions/{session_id}"))
+        .expect(200);
+    assert_eq!(after["status"], "open", "the close rolled back");
+    assert_eq!(after["closed_at"], Value::Null);
+    let ticket = app.owner.get(&format!("/queue/{ticket_id}")).expect(200);
+    assert_eq!(ticket["status"], "seated");
+    assert_eq!(
+        event_names(&app.outbox(&app.tenant_id), &["session."]),
+        ["session.created"],
+        "no session.closed event was kept"
+    );
+    let seatmap = app.owner.get("/tables/seatmap").expect(200);
+    assert_eq!(seatmap["floors"][0]["tables"][0]["state"], "occupied");
+}

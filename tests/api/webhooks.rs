@@ -6,7 +6,7 @@ use brigade::events::delivery::{deliver_due, Sender, Step};
 use chrono::{DateTime, TimeDelta, Utc};
 use serde_json::{json, Value};
 
-use crate::helpers::{Client, TestApp};
+use crate::helpers::{next_week_at_seven, Client, TestApp};
 use crate::process;
 use crate::receiver::{dead_url, Answer, Receiver};
 
@@ -868,6 +868,7 @@ fn resuming_from_far_back_catches_up_page_by_page_and_a_new_stream_starts_now() 
                         tx,
                         tenant.info.id,
                         "webhook.test",
+                        &brigade::time::now_rfc3339(),
                         json!({ "n": i }),
                     )
                 })
@@ -1106,4 +1107,46 @@ fn a_receiver_that_was_down_gets_everything_once_back_and_then_in_order() {
         .map(|e| e["data"]["order"]["status"].as_str().unwrap().to_string())
         .collect();
     assert_eq!(statuses, vec!["pending", "confirmed", "preparing", "ready"]);
+}
+
+#[test]
+fn each_role_receives_only_the_events_it_may_read() {
+    let app = TestApp::spawn();
+    app.floor_with_tables(&[4]);
+    app.open_for_bookings(20, 8);
+    let item = app.menu_item(7.0, 0.0);
+    app.order(&item, 1);
+    let resume_after = app.outbox(&app.tenant_id)[0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let (kitchen, host) = (app.user(Role::Kitchen), app.user(Role::Host));
+    let mut kitchen_live = EventStream::open(&kitchen, None);
+    let mut host_live = EventStream::open(&host, None);
+    let (_, starts_at) = next_week_at_seven();
+    let booking = app
+        .owner
+        .post(
+            "/reservations",
+            json!({"name": "Ada Lovelace", "phone": "555-0100", "party_size": 2, "starts_at": starts_at}),
+        )
+        .expect(201);
+    let order = app.order(&item, 1);
+
+    let (_, first) = host_live.next();
+    assert_eq!(first["event"], "reservation.created");
+    assert_eq!(first["data"]["reservation"]["id"], booking["id"]);
+    let (_, first) = kitchen_live.next();
+    assert_eq!(
+        first["event"], "order.created",
+        "the kitchen never sees the booking: {first}"
+    );
+    assert_eq!(first["data"]["order"]["id"], order["id"]);
+
+    // Catching up from the outbox filters the same way.
+    let (_, replayed) = EventStream::open(&kitchen, Some(&resume_after)).next();
+    assert_eq!(replayed["event"], "order.created");
+    assert_eq!(replayed["data"]["order"]["id"], order["id"]);
+    let (_, replayed) = EventStream::open(&host, Some(&resume_after)).next();
+    assert_eq!(replayed["event"], "reservation.created");
 }

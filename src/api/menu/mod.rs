@@ -1,41 +1,18 @@
-//! Menu: categories and items with prices, tax rates, stations and modifiers.
-//! Deleting archives, so past orders keep their lines and prices.
+//! The menu over HTTP: categories and items with prices, tax rates, stations and
+//! modifiers. The rules live in `domain::menu`.
 
-mod model;
-mod queries;
-
-pub use model::StoredModifier;
-pub use queries::{get_item, StoredItem};
-
-use rocket::{delete, get, patch, post, routes, Route};
-use utoipa::OpenApi;
+use rocket::{delete, get, patch, post};
 
 use crate::api::body::JsonBody;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::api::settings;
-use crate::api::validate::{path_id, Checks};
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::menu::{self, *};
+use crate::domain::settings;
+use crate::domain::validate::{path_id, Checks};
 use crate::error::{ApiError, Problem};
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![
-        list_categories,
-        create_category,
-        get_category,
-        update_category,
-        delete_category,
-        list_items,
-        create_item,
-        get_menu_item,
-        update_item,
-        delete_item
-    ]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(
+super::group![
     list_categories,
     create_category,
     get_category,
@@ -45,25 +22,23 @@ pub fn routes() -> Vec<Route> {
     create_item,
     get_menu_item,
     update_item,
-    delete_item
-))]
-pub struct Docs;
+    delete_item,
+];
 
 /// List menu categories.
 #[utoipa::path(tag = "Menu", responses(
     (status = 200, body = Page<Category>), (status = 401, body = Problem)))]
 #[get("/menu/categories?<limit>&<cursor>")]
 async fn list_categories(
-    caller: Caller,
+    caller: Can<perm::MenuRead>,
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuRead)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
     caller
-        .read(move |conn, _| {
-            let rows = queries::list_categories(conn, cursor.as_deref(), limit)?;
+        .read(move |conn| {
+            let rows = menu::list_categories(conn, cursor.as_deref(), limit)?;
             Reply::ok(pagination::page(rows, limit, |c| c.id.clone()))
         })
         .await
@@ -73,25 +48,26 @@ async fn list_categories(
 #[utoipa::path(tag = "Menu", request_body = NewCategory, responses(
     (status = 201, body = Category), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/menu/categories", data = "<body>")]
-async fn create_category(caller: Caller, body: JsonBody<NewCategory>) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
+async fn create_category(
+    caller: Can<perm::MenuWrite>,
+    body: JsonBody<NewCategory>,
+) -> Result<Reply, ApiError> {
     let mut checks = Checks::new();
     let name = checks.text("name", &body.name, 80);
     let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
     checks.finish()?;
     caller
-        .write(move |tx, _| Reply::created(queries::insert_category(tx, &name, position)?))
+        .write(move |tx| Reply::created(menu::insert_category(tx, &name, position)?))
         .await
 }
 
 /// Get a menu category.
 #[utoipa::path(tag = "Menu", responses((status = 200, body = Category), (status = 404, body = Problem)))]
 #[get("/menu/categories/<id>")]
-async fn get_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuRead)?;
+async fn get_category(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "menu category")?;
     caller
-        .read(move |conn, _| Reply::ok(queries::get_category(conn, &id)?))
+        .read(move |conn| Reply::ok(menu::get_category(conn, &id)?))
         .await
 }
 
@@ -100,15 +76,14 @@ async fn get_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     (status = 200, body = Category), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/categories/<id>", data = "<body>")]
 async fn update_category(
-    caller: Caller,
+    caller: Can<perm::MenuWrite>,
     id: &str,
     body: JsonBody<CategoryPatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu category")?;
     caller
-        .write(move |tx, _| {
-            let mut category = queries::get_category(tx, &id)?;
+        .write(move |tx| {
+            let mut category = menu::get_category(tx, &id)?;
             let mut checks = Checks::new();
             if let Some(name) = &body.name {
                 category.name = checks.text("name", name, 80);
@@ -117,7 +92,7 @@ async fn update_category(
                 category.position = checks.integer_in("position", position, 0..=10_000);
             }
             checks.finish()?;
-            Reply::ok(queries::update_category(tx, &category)?)
+            Reply::ok(menu::update_category(tx, &category)?)
         })
         .await
 }
@@ -126,12 +101,11 @@ async fn update_category(
 #[utoipa::path(tag = "Menu", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[delete("/menu/categories/<id>")]
-async fn delete_category(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
+async fn delete_category(caller: Can<perm::MenuWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "menu category")?;
     caller
-        .write(move |tx, _| {
-            queries::archive_category(tx, &id)?;
+        .write(move |tx| {
+            menu::archive_category(tx, &id)?;
             Ok(Reply::no_content())
         })
         .await
@@ -150,27 +124,26 @@ fn parse_bool(field: &str, value: Option<&str>) -> Result<Option<bool>, ApiError
 #[utoipa::path(tag = "Menu", responses((status = 200, body = Page<MenuItem>), (status = 422, body = Problem)))]
 #[get("/menu/items?<category_id>&<available>&<limit>&<cursor>")]
 async fn list_items(
-    caller: Caller,
+    caller: Can<perm::MenuRead>,
     category_id: Option<&str>,
     available: Option<&str>,
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuRead)?;
     let limit = pagination::limit(limit)?;
     let available = parse_bool("available", available)?;
     let category_id = category_id.map(str::to_string);
     let cursor = cursor.map(str::to_string);
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let exponent = settings::load(conn)?.exponent();
-            let filter = queries::ItemFilter {
+            let filter = menu::ItemFilter {
                 category_id: category_id.as_deref(),
                 available,
                 after: cursor.as_deref(),
                 limit,
             };
-            let rows = queries::list_items(conn, &filter)?;
+            let rows = menu::list_items(conn, &filter)?;
             let page = pagination::page(rows, limit, |i| i.id.clone());
             Reply::ok(Page {
                 data: page.data.iter().map(|i| i.to_json(exponent)).collect(),
@@ -184,15 +157,17 @@ async fn list_items(
 #[utoipa::path(tag = "Menu", request_body = NewMenuItem, responses(
     (status = 201, body = MenuItem), (status = 422, body = Problem)))]
 #[post("/menu/items", data = "<body>")]
-async fn create_item(caller: Caller, body: JsonBody<NewMenuItem>) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
+async fn create_item(
+    caller: Can<perm::MenuWrite>,
+    body: JsonBody<NewMenuItem>,
+) -> Result<Reply, ApiError> {
     caller
-        .write(move |tx, _| {
+        .write(move |tx| {
             let exponent = settings::load(tx)?.exponent();
             let mut checks = Checks::new();
             let fields = ItemFields::from_new(&body, exponent, &mut checks);
             checks.finish()?;
-            Reply::created(queries::insert_item(tx, &fields)?.to_json(exponent))
+            Reply::created(menu::insert_item(tx, &fields)?.to_json(exponent))
         })
         .await
 }
@@ -200,13 +175,12 @@ async fn create_item(caller: Caller, body: JsonBody<NewMenuItem>) -> Result<Repl
 /// Get a menu item, archived ones included.
 #[utoipa::path(tag = "Menu", responses((status = 200, body = MenuItem), (status = 404, body = Problem)))]
 #[get("/menu/items/<id>")]
-async fn get_menu_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuRead)?;
+async fn get_menu_item(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "menu item")?;
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let exponent = settings::load(conn)?.exponent();
-            Reply::ok(queries::get_item(conn, &id)?.to_json(exponent))
+            Reply::ok(menu::get_item(conn, &id)?.to_json(exponent))
         })
         .await
 }
@@ -216,23 +190,22 @@ async fn get_menu_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     (status = 200, body = MenuItem), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/items/<id>", data = "<body>")]
 async fn update_item(
-    caller: Caller,
+    caller: Can<perm::MenuWrite>,
     id: &str,
     body: JsonBody<MenuItemPatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
     let id = path_id(id, "menu item")?;
     caller
-        .write(move |tx, _| {
+        .write(move |tx| {
             let exponent = settings::load(tx)?.exponent();
-            let mut item = queries::get_item(tx, &id)?;
+            let mut item = menu::get_item(tx, &id)?;
             if item.archived_at.is_some() {
                 return Err(ApiError::not_found("menu item"));
             }
             let mut checks = Checks::new();
             item.fields.apply(&body, exponent, &mut checks);
             checks.finish()?;
-            Reply::ok(queries::update_item(tx, &id, &item.fields)?.to_json(exponent))
+            Reply::ok(menu::update_item(tx, &id, &item.fields)?.to_json(exponent))
         })
         .await
 }
@@ -240,12 +213,11 @@ async fn update_item(
 /// Delete a menu item: it is archived, and past orders keep their lines.
 #[utoipa::path(tag = "Menu", responses((status = 204), (status = 404, body = Problem)))]
 #[delete("/menu/items/<id>")]
-async fn delete_item(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::MenuWrite)?;
+async fn delete_item(caller: Can<perm::MenuWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "menu item")?;
     caller
-        .write(move |tx, _| {
-            queries::archive_item(tx, &id)?;
+        .write(move |tx| {
+            menu::archive_item(tx, &id)?;
             Ok(Reply::no_content())
         })
         .await

@@ -1,21 +1,15 @@
 //! Notifications: the counts the admin dashboard shows as badges.
 
-use rocket::{get, routes, Route};
+use rocket::get;
 use serde::Serialize;
-use utoipa::{OpenApi, ToSchema};
+use utoipa::ToSchema;
 
 use crate::api::reply::Reply;
-use crate::api::webhooks;
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::webhooks;
 use crate::error::{ApiError, Problem};
 
-pub fn routes() -> Vec<Route> {
-    routes![summary]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(summary))]
-pub struct Docs;
+super::group![summary,];
 
 #[derive(Serialize, ToSchema)]
 pub struct Summary {
@@ -26,10 +20,9 @@ pub struct Summary {
 /// What needs attention.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
-async fn summary(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::NotificationsRead)?;
+async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             Reply::ok(Summary {
                 failed_deliveries: webhooks::count_failed(conn)?,
             })

@@ -1,40 +1,21 @@
-//! Orders: the whole lifecycle from pending to completed or cancelled, items,
-//! payments, and the `order.*` events written with every change.
+//! Orders over HTTP: the lifecycle from pending to completed or cancelled, lines
+//! and payments. The rules live in `domain::orders`.
 
-pub mod model;
-pub mod queries;
+use rocket::{delete, get, patch, post};
 
-use rocket::{delete, get, patch, post, routes, Route};
-use utoipa::OpenApi;
-
-use crate::api::body::JsonBody;
+use crate::api::body::{ActionBody, JsonBody};
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::api::settings;
-use crate::api::validate::{path_id, query_filter};
-use crate::auth::{Caller, Permission, Role};
+use crate::auth::{perm, Can};
+use crate::domain::dining::sessions;
+use crate::domain::orders::{self, *};
+use crate::domain::settings;
+use crate::domain::validate::{path_id, query_filter, Checks};
+use crate::domain::Tx;
 use crate::error::{ApiError, Problem};
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![
-        list_orders,
-        create_order,
-        get_order,
-        update_order,
-        add_items,
-        update_item,
-        delete_item,
-        change_status,
-        cancel_order,
-        add_payment,
-        list_payments
-    ]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(
+super::group![
     list_orders,
     create_order,
     get_order,
@@ -46,37 +27,17 @@ pub fn routes() -> Vec<Route> {
     cancel_order,
     add_payment,
     list_payments
-))]
-pub struct Docs;
-
-/// Dining room: a seating session that moves takes its open orders to its new
-/// table; each records `order.updated`.
-pub fn move_to_table(
-    tx: &rusqlite::Transaction,
-    tenant_id: uuid::Uuid,
-    order_id: &str,
-    table_id: &str,
-) -> Result<(), ApiError> {
-    let patch = OrderPatch {
-        notes: None,
-        table_id: Some(Some(table_id.to_string())),
-        customer: None,
-    };
-    queries::update_order(tx, tenant_id, order_id, &patch).map(|_| ())
-}
+];
 
 /// Runs an order change and answers with the order as it now is.
-async fn write_order(
-    caller: Caller,
-    change: impl FnOnce(&rusqlite::Transaction, &Caller) -> Result<queries::OrderRow, ApiError>
-        + Send
-        + 'static,
-) -> Result<Reply, ApiError> {
+async fn write_order<F>(caller: &crate::auth::Caller, change: F) -> Result<Reply, ApiError>
+where
+    F: FnOnce(&mut Tx) -> Result<OrderRow, ApiError> + Send + 'static,
+{
     caller
-        .write(move |tx, caller| {
-            let row = change(tx, caller)?;
-            let exponent = settings::load(tx)?.exponent();
-            Reply::ok(queries::order_json(tx, &row, exponent)?)
+        .write(move |tx| {
+            let row = change(tx)?;
+            Reply::ok(orders::order_json(tx, &row, tx.exponent()?)?)
         })
         .await
 }
@@ -86,7 +47,7 @@ async fn write_order(
 #[get("/orders?<status>&<order_type>&<table_id>&<from>&<to>&<limit>&<cursor>")]
 #[allow(clippy::too_many_arguments)]
 async fn list_orders(
-    caller: Caller,
+    caller: Can<perm::OrdersRead>,
     status: Option<&str>,
     order_type: Option<&str>,
     table_id: Option<&str>,
@@ -95,13 +56,12 @@ async fn list_orders(
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersRead)?;
     let time = |field: &str, v: &str| {
         crate::time::parse_rfc3339(v)
             .map(crate::time::rfc3339)
             .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
     };
-    let filter = queries::OrderFilter {
+    let filter = OrderFilter {
         status: query_filter("status", status, OrderStatus::parse)?,
         order_type: query_filter("order_type", order_type, OrderType::parse)?,
         table_id: table_id.map(str::to_string),
@@ -111,9 +71,9 @@ async fn list_orders(
         limit: pagination::limit(limit)?,
     };
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let exponent = settings::load(conn)?.exponent();
-            let rows = queries::list_orders(conn, &filter, exponent)?;
+            let rows = orders::list_orders(conn, &filter, exponent)?;
             Reply::ok(pagination::page(rows, filter.limit, |o| o.id.clone()))
         })
         .await
@@ -125,23 +85,15 @@ async fn list_orders(
     responses((status = 201, body = Order), (status = 422, body = Problem)))]
 #[post("/orders", data = "<body>")]
 async fn create_order(
-    caller: Caller,
+    caller: Can<perm::OrdersWrite>,
     key: IdempotencyKey,
     body: JsonBody<NewOrder>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersWrite)?;
     caller
-        .write(move |tx, caller| {
-            key.run(tx, &caller.actor(), &body.raw, |tx| {
-                let settings = settings::load(tx)?;
-                let row = queries::create_order(
-                    tx,
-                    caller.tenant_id(),
-                    &caller.actor(),
-                    &settings,
-                    &body,
-                )?;
-                Reply::created(queries::order_json(tx, &row, settings.exponent())?)
+        .write(move |tx| {
+            key.run(tx, &body.raw, |tx| {
+                let row = sessions::create_order(tx, &body)?;
+                Reply::created(orders::order_json(tx, &row, tx.exponent()?)?)
             })
         })
         .await
@@ -150,13 +102,12 @@ async fn create_order(
 /// Get an order with its lines and totals.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Order), (status = 404, body = Problem)))]
 #[get("/orders/<id>")]
-async fn get_order(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersRead)?;
+async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "order")?;
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let exponent = settings::load(conn)?.exponent();
-            Reply::ok(queries::get_order(conn, &id, exponent)?)
+            Reply::ok(orders::get_order(conn, &id, exponent)?)
         })
         .await
 }
@@ -166,29 +117,25 @@ async fn get_order(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[patch("/orders/<id>", data = "<body>")]
 async fn update_order(
-    caller: Caller,
+    caller: Can<perm::OrdersWrite>,
     id: &str,
     body: JsonBody<OrderPatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| {
-        queries::update_order(tx, caller.tenant_id(), &id, &body)
-    })
-    .await
+    write_order(&caller, move |tx| orders::update_order(tx, &id, &body)).await
 }
 
 /// Add lines to an open order.
 #[utoipa::path(tag = "Orders", request_body = NewLines, responses(
     (status = 200, body = Order), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/orders/<id>/items", data = "<body>")]
-async fn add_items(caller: Caller, id: &str, body: JsonBody<NewLines>) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersWrite)?;
+async fn add_items(
+    caller: Can<perm::OrdersWrite>,
+    id: &str,
+    body: JsonBody<NewLines>,
+) -> Result<Reply, ApiError> {
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| {
-        queries::add_lines(tx, caller.tenant_id(), &id, &body.items)
-    })
-    .await
+    write_order(&caller, move |tx| orders::add_lines(tx, &id, &body.items)).await
 }
 
 /// Change a line's quantity or notes.
@@ -196,16 +143,15 @@ async fn add_items(caller: Caller, id: &str, body: JsonBody<NewLines>) -> Result
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[patch("/orders/<id>/items/<item_id>", data = "<body>")]
 async fn update_item(
-    caller: Caller,
+    caller: Can<perm::OrdersWrite>,
     id: &str,
     item_id: &str,
     body: JsonBody<LinePatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersWrite)?;
     let id = path_id(id, "order")?;
     let item_id = path_id(item_id, "order item")?;
-    write_order(caller, move |tx, caller| {
-        queries::update_line(tx, caller.tenant_id(), &id, &item_id, &body)
+    write_order(&caller, move |tx| {
+        orders::update_line(tx, &id, &item_id, &body)
     })
     .await
 }
@@ -214,14 +160,14 @@ async fn update_item(
 #[utoipa::path(tag = "Orders", responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[delete("/orders/<id>/items/<item_id>")]
-async fn delete_item(caller: Caller, id: &str, item_id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersWrite)?;
+async fn delete_item(
+    caller: Can<perm::OrdersWrite>,
+    id: &str,
+    item_id: &str,
+) -> Result<Reply, ApiError> {
     let id = path_id(id, "order")?;
     let item_id = path_id(item_id, "order item")?;
-    write_order(caller, move |tx, caller| {
-        queries::delete_line(tx, caller.tenant_id(), &id, &item_id)
-    })
-    .await
+    write_order(&caller, move |tx| orders::delete_line(tx, &id, &item_id)).await
 }
 
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
@@ -230,46 +176,34 @@ async fn delete_item(caller: Caller, id: &str, item_id: &str) -> Result<Reply, A
     (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move; names current_status")))]
 #[post("/orders/<id>/status", data = "<body>")]
 async fn change_status(
-    caller: Caller,
+    caller: Can<perm::OrdersAdvance>,
     id: &str,
     body: JsonBody<StatusChange>,
 ) -> Result<Reply, ApiError> {
     let next = body.status;
-    if next == OrderStatus::Cancelled {
-        caller.require(Permission::OrdersCancel)?;
-    } else {
-        caller.require(Permission::OrdersAdvance)?;
-    }
-    if caller.role == Role::Kitchen && !matches!(next, OrderStatus::Preparing | OrderStatus::Ready)
-    {
-        return Err(ApiError::forbidden(
-            "permission_denied",
-            "kitchen staff may only mark orders preparing or ready",
-        ));
-    }
+    caller.require_order_move(next)?;
     let id = path_id(id, "order")?;
-    write_order(caller, move |tx, caller| {
-        queries::change_status(tx, caller.tenant_id(), &id, next, None)
+    write_order(&caller, move |tx| {
+        orders::change_status(tx, &id, next, None)
     })
     .await
 }
 
-/// Cancel an order that is not yet completed.
-#[utoipa::path(tag = "Orders", request_body = Cancellation, responses(
+/// Cancel an order that is not yet completed. The body is optional.
+#[utoipa::path(tag = "Orders", request_body(content = Option<Cancellation>), responses(
     (status = 200, body = Order), (status = 409, body = Problem)))]
 #[post("/orders/<id>/cancel", data = "<body>")]
 async fn cancel_order(
-    caller: Caller,
+    caller: Can<perm::OrdersCancel>,
     id: &str,
-    body: JsonBody<Cancellation>,
+    body: ActionBody<Cancellation>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersCancel)?;
     let id = path_id(id, "order")?;
-    let mut checks = crate::api::validate::Checks::new();
+    let mut checks = Checks::new();
     let reason = checks.optional_text("reason", body.reason.as_deref(), 500);
     checks.finish()?;
-    write_order(caller, move |tx, caller| {
-        queries::change_status(tx, caller.tenant_id(), &id, OrderStatus::Cancelled, reason)
+    write_order(&caller, move |tx| {
+        orders::change_status(tx, &id, OrderStatus::Cancelled, reason)
     })
     .await
 }
@@ -280,29 +214,20 @@ async fn cancel_order(
     responses((status = 201, body = PaymentReceipt), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/orders/<id>/payments", data = "<body>")]
 async fn add_payment(
-    caller: Caller,
+    caller: Can<perm::PaymentsTake>,
     id: &str,
     key: IdempotencyKey,
     body: JsonBody<NewPayment>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::PaymentsTake)?;
     let id = path_id(id, "order")?;
     caller
-        .write(move |tx, caller| {
-            key.run(tx, &caller.actor(), &body.raw, |tx| {
-                let exponent = settings::load(tx)?.exponent();
-                let (payment, row) = queries::add_payment(
-                    tx,
-                    caller.tenant_id(),
-                    &caller.actor(),
-                    &id,
-                    &body,
-                    exponent,
-                )?;
+        .write(move |tx| {
+            key.run(tx, &body.raw, |tx| {
+                let (payment, row) = orders::add_payment(tx, &id, &body)?;
                 Reply::created(PaymentReceipt {
                     change_due: payment.change_due,
                     payment,
-                    order: queries::order_json(tx, &row, exponent)?,
+                    order: orders::order_json(tx, &row, tx.exponent()?)?,
                 })
             })
         })
@@ -312,14 +237,13 @@ async fn add_payment(
 /// Payments of an order, oldest first.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Payment>), (status = 404, body = Problem)))]
 #[get("/orders/<id>/payments")]
-async fn list_payments(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::OrdersRead)?;
+async fn list_payments(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "order")?;
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let exponent = settings::load(conn)?.exponent();
             Reply::ok(Page {
-                data: queries::list_payments(conn, &id, exponent)?,
+                data: orders::list_payments(conn, &id, exponent)?,
                 next_cursor: None,
             })
         })

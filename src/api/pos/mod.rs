@@ -3,32 +3,25 @@
 
 mod model;
 
-use rocket::{get, routes, Route};
-use utoipa::OpenApi;
+use rocket::get;
 
 use crate::api::reply::Reply;
-use crate::api::{settings, tables};
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::dining::seatmap;
+use crate::domain::settings;
 use crate::error::{ApiError, Problem};
 use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![pos_seatmap]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(pos_seatmap))]
-pub struct Docs;
+super::group![pos_seatmap,];
 
 /// Every floor's tables with state, party and open order totals, compactly.
 #[utoipa::path(tag = "POS", responses((status = 200, body = PosSeatmap), (status = 403, body = Problem)))]
 #[get("/pos/seatmap")]
-async fn pos_seatmap(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn pos_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let settings = settings::load(conn)?;
-            Reply::ok(compact(tables::seatmap(
+            Reply::ok(compact(seatmap::seatmap(
                 conn,
                 chrono::Utc::now(),
                 &settings,

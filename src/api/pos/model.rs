@@ -3,7 +3,7 @@
 use serde::Serialize;
 use utoipa::ToSchema;
 
-use crate::api::tables::{Seatmap, SeatmapTable, TableState};
+use crate::domain::dining::seatmap::{Seatmap, SeatmapTable, TableState};
 
 #[derive(Debug, Serialize, ToSchema)]
 pub struct PosTable {

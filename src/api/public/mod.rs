@@ -10,24 +10,21 @@ use chrono::Utc;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rocket::request::{FromRequest, Outcome, Request};
-use rocket::{get, post, routes, Route, State};
-use utoipa::OpenApi;
+use rocket::{get, post, State};
 
 use crate::api::body::JsonBody;
 use crate::api::reply::Reply;
-use crate::api::reservations::{self, Availability, BookingReceipt, CustomerBooking, Party};
-use crate::api::{queue, settings};
+use crate::api::reservations::availability_query;
 use crate::db::{run_blocking, TenantDb};
+use crate::domain::dining::queue;
+use crate::domain::dining::reservations::{
+    self, Availability, BookingReceipt, CustomerBooking, NewReservation, Party,
+};
+use crate::domain::settings;
 use crate::error::{remember_failure, ApiError, Problem};
 use crate::App;
 
-pub fn routes() -> Vec<Route> {
-    routes![track_ticket, public_availability, book]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(track_ticket, public_availability, book))]
-pub struct Docs;
+super::group![track_ticket, public_availability, book];
 
 /// Requests per minute per client address on the public routes.
 pub struct PublicLimiter(DefaultKeyedRateLimiter<IpAddr>);
@@ -87,7 +84,7 @@ async fn tenant(app: &Arc<App>, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
 
 /// A queue ticket's status, position and estimated wait; nothing else.
 #[utoipa::path(tag = "Queue", security(()), responses(
-    (status = 200, body = crate::api::queue::PublicTicket), (status = 404, body = Problem), (status = 429, body = Problem)))]
+    (status = 200, body = crate::domain::dining::queue::PublicTicket), (status = 404, body = Problem), (status = 429, body = Problem)))]
 #[get("/public/<tenant_slug>/queue/<ticket_token>")]
 async fn track_ticket(
     app: &State<Arc<App>>,
@@ -114,7 +111,7 @@ async fn public_availability(
     party_size: Option<&str>,
 ) -> Result<Reply, ApiError> {
     let db = tenant(app, tenant_slug).await?;
-    let (date, party_size) = reservations::availability_query(date, party_size)?;
+    let (date, party_size) = availability_query(date, party_size)?;
     run_blocking(move || {
         db.read(|conn| {
             let settings = settings::load(conn)?;
@@ -143,25 +140,15 @@ async fn book(
     body: JsonBody<CustomerBooking>,
 ) -> Result<Reply, ApiError> {
     let db = tenant(app, tenant_slug).await?;
-    let tenant_id = db.info.id;
-    let booking = reservations::NewReservation::from(body.value);
-    let reply = db
-        .write_queued(move |tx| {
-            let reservation = reservations::create_reservation(
-                tx,
-                tenant_id,
-                &booking,
-                Party::Customer,
-                Utc::now(),
-            )?;
-            Reply::created(BookingReceipt {
-                id: reservation.id,
-                status: reservation.status,
-                party_size: reservation.party_size,
-                starts_at: reservation.starts_at,
-            })
+    let booking = NewReservation::from(body.value);
+    app.write_queued(&db, "guest".to_string(), move |tx| {
+        let reservation = reservations::create_reservation(tx, &booking, Party::Customer)?;
+        Reply::created(BookingReceipt {
+            id: reservation.id,
+            status: reservation.status,
+            party_size: reservation.party_size,
+            starts_at: reservation.starts_at,
         })
-        .await?;
-    app.scheduler.forget(tenant_id);
-    Ok(reply)
+    })
+    .await
 }

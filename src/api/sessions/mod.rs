@@ -1,60 +1,40 @@
-//! Seating sessions: a party seated at free tables, moved, and closed when it
-//! leaves. Opening and closing write `session.created` and `session.closed`.
+//! Seating sessions over HTTP: a party seated at free tables, moved, and closed
+//! when it leaves. The rules live in `domain::dining::sessions`.
 
-mod model;
-mod queries;
+use rocket::{get, post};
 
-pub use model::{Session, MAX_PARTY_SIZE};
-pub use queries::{open_session, table_of_open_session, Seating};
-
-use rocket::{get, post, routes, Route};
-use utoipa::OpenApi;
-
-use crate::api::body::JsonBody;
+use crate::api::body::{ActionBody, JsonBody};
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::api::validate::{path_id, query_filter};
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can, Permission};
+use crate::domain::dining::sessions::{self, *};
+use crate::domain::validate::{path_id, query_filter};
 use crate::error::{ApiError, Problem};
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![
-        list_sessions,
-        create_session,
-        get_session,
-        move_session,
-        close_session
-    ]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(
+super::group![
     list_sessions,
     create_session,
     get_session,
     move_session,
     close_session
-))]
-pub struct Docs;
+];
 
 /// Sessions, newest first, optionally by status.
 #[utoipa::path(tag = "Sessions", responses((status = 200, body = Page<Session>), (status = 422, body = Problem)))]
 #[get("/sessions?<status>&<limit>&<cursor>")]
 async fn list_sessions(
-    caller: Caller,
+    caller: Can<perm::DiningRead>,
     status: Option<&str>,
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
     let status = query_filter("status", status, SessionStatus::parse)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
     caller
-        .read(move |conn, _| {
-            let rows = queries::list_sessions(conn, status, cursor.as_deref(), limit)?;
+        .read(move |conn| {
+            let rows = sessions::list_sessions(conn, status, cursor.as_deref(), limit)?;
             Reply::ok(pagination::page(rows, limit, |s| s.id.clone()))
         })
         .await
@@ -67,22 +47,20 @@ async fn list_sessions(
     (status = 422, body = Problem)))]
 #[post("/sessions", data = "<body>")]
 async fn create_session(
-    caller: Caller,
+    caller: Can<perm::SessionsWrite>,
     key: IdempotencyKey,
     body: JsonBody<NewSession>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::SessionsWrite)?;
     caller
-        .write(move |tx, caller| {
-            key.run(tx, &caller.actor(), &body.raw, |tx| {
+        .write(move |tx| {
+            key.run(tx, &body.raw, |tx| {
                 let seating = Seating {
                     table_ids: &body.table_ids,
                     party_size: body.party_size,
                     queue_ticket_id: body.queue_ticket_id.clone(),
                     reservation_id: body.reservation_id.clone(),
-                    opened_by: &caller.actor(),
                 };
-                Reply::created(open_session(tx, caller.tenant_id(), seating)?)
+                Reply::created(sessions::open_session(tx, seating)?)
             })
         })
         .await
@@ -91,11 +69,10 @@ async fn create_session(
 /// A session with its tables, links and orders.
 #[utoipa::path(tag = "Sessions", responses((status = 200, body = Session), (status = 404, body = Problem)))]
 #[get("/sessions/<id>")]
-async fn get_session(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn get_session(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "session")?;
     caller
-        .read(move |conn, _| Reply::ok(queries::get_session(conn, &id)?))
+        .read(move |conn| Reply::ok(sessions::get_session(conn, &id)?))
         .await
 }
 
@@ -103,41 +80,33 @@ async fn get_session(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Sessions", request_body = Move, responses(
     (status = 200, body = Session), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/sessions/<id>/move", data = "<body>")]
-async fn move_session(caller: Caller, id: &str, body: JsonBody<Move>) -> Result<Reply, ApiError> {
-    caller.require(Permission::SessionsWrite)?;
+async fn move_session(
+    caller: Can<perm::SessionsWrite>,
+    id: &str,
+    body: JsonBody<Move>,
+) -> Result<Reply, ApiError> {
     let id = path_id(id, "session")?;
     caller
-        .write(move |tx, caller| {
-            Reply::ok(queries::move_session(
-                tx,
-                caller.tenant_id(),
-                &id,
-                &body.table_ids,
-            )?)
-        })
+        .write(move |tx| Reply::ok(sessions::move_session(tx, &id, &body.table_ids)?))
         .await
 }
 
 /// Close the session and release its tables; refused while orders are unpaid
-/// unless a manager sends `{"force": true}`.
-#[utoipa::path(tag = "Sessions", request_body = Close, responses(
+/// unless a manager sends `{"force": true}`. The body is optional.
+#[utoipa::path(tag = "Sessions", request_body(content = Option<Close>), responses(
     (status = 200, body = Session), (status = 403, body = Problem),
     (status = 409, body = Problem, description = "Already closed, or unpaid orders")))]
 #[post("/sessions/<id>/close", data = "<body>")]
-async fn close_session(caller: Caller, id: &str, body: JsonBody<Close>) -> Result<Reply, ApiError> {
-    caller.require(Permission::SessionsWrite)?;
+async fn close_session(
+    caller: Can<perm::SessionsWrite>,
+    id: &str,
+    body: ActionBody<Close>,
+) -> Result<Reply, ApiError> {
     if body.force {
         caller.require(Permission::SessionsForceClose)?;
     }
     let id = path_id(id, "session")?;
     caller
-        .write(move |tx, caller| {
-            Reply::ok(queries::close_session(
-                tx,
-                caller.tenant_id(),
-                &id,
-                body.force,
-            )?)
-        })
+        .write(move |tx| Reply::ok(sessions::close_session(tx, &id, body.force)?))
         .await
 }

@@ -1,39 +1,21 @@
-//! Tenant settings: `GET/PATCH /settings`, and `load()` for the groups that need
-//! the currency, the business day or the dining-room rules.
+//! Tenant settings over HTTP: `GET/PATCH /settings`.
 
-mod model;
-mod queries;
-
-pub use model::TenantSettings;
-pub use queries::load;
-
-use std::sync::Arc;
-
-use rocket::{get, patch, routes, Route, State};
-use utoipa::OpenApi;
+use rocket::{get, patch};
 
 use crate::api::body::JsonBody;
 use crate::api::reply::Reply;
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::settings::{self, *};
 use crate::error::{ApiError, Problem};
-use crate::App;
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![get_settings, update_settings]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(get_settings, update_settings))]
-pub struct Docs;
+super::group![get_settings, update_settings,];
 
 /// The tenant's settings.
 #[utoipa::path(tag = "Settings", responses((status = 200, body = Settings), (status = 401, body = Problem)))]
 #[get("/settings")]
-async fn get_settings(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::SettingsRead)?;
+async fn get_settings(caller: Can<perm::SettingsRead>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| Reply::ok(queries::get_settings(conn)?))
+        .read(move |conn| Reply::ok(settings::get_settings(conn)?))
         .await
 }
 
@@ -42,16 +24,10 @@ async fn get_settings(caller: Caller) -> Result<Reply, ApiError> {
     (status = 200, body = Settings), (status = 403, body = Problem), (status = 422, body = Problem)))]
 #[patch("/settings", data = "<body>")]
 async fn update_settings(
-    app: &State<Arc<App>>,
-    caller: Caller,
+    caller: Can<perm::SettingsWrite>,
     body: JsonBody<SettingsPatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::SettingsWrite)?;
-    let tenant_id = caller.tenant_id();
-    let reply = caller
-        .write(move |tx, _| Reply::ok(queries::update_settings(tx, &body)?))
-        .await?;
-    // The grace window moves every reservation's no-show deadline.
-    app.scheduler.forget(tenant_id);
-    Ok(reply)
+    caller
+        .write(move |tx| Reply::ok(tx.update_settings(&body)?))
+        .await
 }

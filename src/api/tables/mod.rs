@@ -1,43 +1,20 @@
-//! Floors and tables: the floor plan, its layout, and the seatmap with each table's
-//! live state (free, occupied, reserved soon, out of service).
+//! Floors and tables over HTTP: the floor plan, its layout, and the seatmap with
+//! each table's live state. The rules live in `domain::tables` and, for the live
+//! state, `domain::dining::seatmap`.
 
-mod model;
-mod queries;
-
-pub use model::{Seatmap, SeatmapTable, Table, TableState};
-pub use queries::{seatable_tables, seatmap};
-
-use rocket::{delete, get, patch, post, put, routes, Route};
-use utoipa::OpenApi;
+use rocket::{delete, get, patch, post, put};
 
 use crate::api::body::JsonBody;
 use crate::api::pagination::Page;
 use crate::api::reply::Reply;
-use crate::api::settings;
-use crate::api::validate::{path_id, Checks};
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::dining::seatmap::{self, Seatmap};
+use crate::domain::settings;
+use crate::domain::tables::{self, *};
+use crate::domain::validate::{path_id, Checks};
 use crate::error::{ApiError, Problem};
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![
-        list_floors,
-        create_floor,
-        get_floor,
-        update_floor,
-        delete_floor,
-        save_layout,
-        list_tables,
-        create_table,
-        get_table,
-        update_table,
-        delete_table,
-        get_seatmap
-    ]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(
+super::group![
     list_floors,
     create_floor,
     get_floor,
@@ -49,19 +26,17 @@ pub fn routes() -> Vec<Route> {
     get_table,
     update_table,
     delete_table,
-    get_seatmap
-))]
-pub struct Docs;
+    get_seatmap,
+];
 
 /// All floors, in display order.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Page<Floor>), (status = 403, body = Problem)))]
 #[get("/floors")]
-async fn list_floors(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn list_floors(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             Reply::ok(Page {
-                data: queries::list_floors(conn)?,
+                data: tables::list_floors(conn)?,
                 next_cursor: None,
             })
         })
@@ -72,25 +47,26 @@ async fn list_floors(caller: Caller) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Tables", request_body = NewFloor, responses(
     (status = 201, body = Floor), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/floors", data = "<body>")]
-async fn create_floor(caller: Caller, body: JsonBody<NewFloor>) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
+async fn create_floor(
+    caller: Can<perm::FloorPlanWrite>,
+    body: JsonBody<NewFloor>,
+) -> Result<Reply, ApiError> {
     let mut checks = Checks::new();
     let name = checks.text("name", &body.name, 80);
     let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
     checks.finish()?;
     caller
-        .write(move |tx, _| Reply::created(queries::insert_floor(tx, &name, position)?))
+        .write(move |tx| Reply::created(tables::insert_floor(tx, &name, position)?))
         .await
 }
 
 /// Get a floor.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Floor), (status = 404, body = Problem)))]
 #[get("/floors/<id>")]
-async fn get_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn get_floor(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "floor")?;
     caller
-        .read(move |conn, _| Reply::ok(queries::get_floor(conn, &id)?))
+        .read(move |conn| Reply::ok(tables::get_floor(conn, &id)?))
         .await
 }
 
@@ -99,14 +75,13 @@ async fn get_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     (status = 200, body = Floor), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/floors/<id>", data = "<body>")]
 async fn update_floor(
-    caller: Caller,
+    caller: Can<perm::FloorPlanWrite>,
     id: &str,
     body: JsonBody<FloorPatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "floor")?;
     caller
-        .write(move |tx, _| Reply::ok(queries::update_floor(tx, &id, &body)?))
+        .write(move |tx| Reply::ok(tables::update_floor(tx, &id, &body)?))
         .await
 }
 
@@ -114,11 +89,10 @@ async fn update_floor(
 #[utoipa::path(tag = "Tables", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[delete("/floors/<id>")]
-async fn delete_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
+async fn delete_floor(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "floor")?;
     caller
-        .write(move |tx, _| queries::delete_floor(tx, &id))
+        .write(move |tx| tables::delete_floor(tx, &id))
         .await?;
     Ok(Reply::no_content())
 }
@@ -127,13 +101,16 @@ async fn delete_floor(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Tables", request_body = Layout, responses(
     (status = 200, body = Page<Table>), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[put("/floors/<id>/layout", data = "<body>")]
-async fn save_layout(caller: Caller, id: &str, body: JsonBody<Layout>) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
+async fn save_layout(
+    caller: Can<perm::FloorPlanWrite>,
+    id: &str,
+    body: JsonBody<Layout>,
+) -> Result<Reply, ApiError> {
     let id = path_id(id, "floor")?;
     caller
-        .write(move |tx, _| {
+        .write(move |tx| {
             Reply::ok(Page {
-                data: queries::save_layout(tx, &id, &body)?,
+                data: tables::save_layout(tx, &id, &body)?,
                 next_cursor: None,
             })
         })
@@ -143,13 +120,15 @@ async fn save_layout(caller: Caller, id: &str, body: JsonBody<Layout>) -> Result
 /// All tables, optionally of one floor.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Page<Table>), (status = 403, body = Problem)))]
 #[get("/tables?<floor_id>")]
-async fn list_tables(caller: Caller, floor_id: Option<&str>) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn list_tables(
+    caller: Can<perm::DiningRead>,
+    floor_id: Option<&str>,
+) -> Result<Reply, ApiError> {
     let floor_id = floor_id.map(|f| path_id(f, "floor")).transpose()?;
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             Reply::ok(Page {
-                data: queries::list_tables(conn, floor_id.as_deref())?,
+                data: tables::list_tables(conn, floor_id.as_deref())?,
                 next_cursor: None,
             })
         })
@@ -160,21 +139,22 @@ async fn list_tables(caller: Caller, floor_id: Option<&str>) -> Result<Reply, Ap
 #[utoipa::path(tag = "Tables", request_body = NewTable, responses(
     (status = 201, body = Table), (status = 409, body = Problem), (status = 422, body = Problem)))]
 #[post("/tables", data = "<body>")]
-async fn create_table(caller: Caller, body: JsonBody<NewTable>) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
+async fn create_table(
+    caller: Can<perm::FloorPlanWrite>,
+    body: JsonBody<NewTable>,
+) -> Result<Reply, ApiError> {
     caller
-        .write(move |tx, _| Reply::created(queries::insert_table(tx, &body)?))
+        .write(move |tx| Reply::created(tables::insert_table(tx, &body)?))
         .await
 }
 
 /// Get a table.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Table), (status = 404, body = Problem)))]
 #[get("/tables/<id>")]
-async fn get_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn get_table(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "table")?;
     caller
-        .read(move |conn, _| Reply::ok(queries::get_table(conn, &id)?))
+        .read(move |conn| Reply::ok(tables::get_table(conn, &id)?))
         .await
 }
 
@@ -183,14 +163,13 @@ async fn get_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
     (status = 200, body = Table), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/tables/<id>", data = "<body>")]
 async fn update_table(
-    caller: Caller,
+    caller: Can<perm::FloorPlanWrite>,
     id: &str,
     body: JsonBody<TablePatch>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
     let id = path_id(id, "table")?;
     caller
-        .write(move |tx, _| Reply::ok(queries::update_table(tx, &id, &body)?))
+        .write(move |tx| Reply::ok(tables::update_table(tx, &id, &body)?))
         .await
 }
 
@@ -198,11 +177,10 @@ async fn update_table(
 #[utoipa::path(tag = "Tables", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
 #[delete("/tables/<id>")]
-async fn delete_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::FloorPlanWrite)?;
+async fn delete_table(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "table")?;
     caller
-        .write(move |tx, _| queries::delete_table(tx, &id))
+        .write(move |tx| seatmap::delete_table(tx, &id))
         .await?;
     Ok(Reply::no_content())
 }
@@ -210,12 +188,11 @@ async fn delete_table(caller: Caller, id: &str) -> Result<Reply, ApiError> {
 /// Every floor with its tables and their live state.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Seatmap), (status = 403, body = Problem)))]
 #[get("/tables/seatmap")]
-async fn get_seatmap(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::DiningRead)?;
+async fn get_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| {
+        .read(move |conn| {
             let settings = settings::load(conn)?;
-            Reply::ok(queries::seatmap(conn, chrono::Utc::now(), &settings)?)
+            Reply::ok(seatmap::seatmap(conn, chrono::Utc::now(), &settings)?)
         })
         .await
 }

@@ -1,57 +1,34 @@
-//! Webhooks: the tenant's endpoint and signing secret, the record of every delivery
-//! with its attempts, manual retries and a test event.
-
-mod model;
-mod queries;
-
-pub use queries::count_failed;
+//! Webhooks over HTTP: the tenant's endpoint and signing secret, the record of
+//! every delivery with its attempts, manual retries and a test event.
 
 use rocket::http::Status;
-use rocket::{get, post, put, routes, Route};
-use serde_json::json;
-use utoipa::OpenApi;
+use rocket::{get, post, put};
 
 use crate::api::body::JsonBody;
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::api::validate::query_filter;
-use crate::auth::{Caller, Permission};
+use crate::auth::{perm, Can};
+use crate::domain::validate::query_filter;
+use crate::domain::webhooks::{self, *};
 use crate::error::{ApiError, Problem};
-use crate::events::outbox;
-use model::*;
 
-pub fn routes() -> Vec<Route> {
-    routes![
-        get_endpoint,
-        put_endpoint,
-        rotate_secret,
-        list_deliveries,
-        get_delivery,
-        retry_delivery,
-        send_test_event
-    ]
-}
-
-#[derive(OpenApi)]
-#[openapi(paths(
+super::group![
     get_endpoint,
     put_endpoint,
     rotate_secret,
     list_deliveries,
     get_delivery,
     retry_delivery,
-    send_test_event
-))]
-pub struct Docs;
+    send_test_event,
+];
 
 /// The webhook endpoint; the secret shows only as its last four characters.
 #[utoipa::path(tag = "Settings", responses((status = 200, body = WebhookEndpoint), (status = 403, body = Problem)))]
 #[get("/settings/webhook")]
-async fn get_endpoint(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
+async fn get_endpoint(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiError> {
     caller
-        .read(move |conn, _| Reply::ok(queries::get_endpoint(conn)?))
+        .read(move |conn| Reply::ok(webhooks::get_endpoint(conn)?))
         .await
 }
 
@@ -61,16 +38,15 @@ async fn get_endpoint(caller: Caller) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Settings", request_body = EndpointInput, responses(
     (status = 200, body = WebhookEndpoint), (status = 422, body = Problem)))]
 #[put("/settings/webhook", data = "<body>")]
-async fn put_endpoint(caller: Caller, body: JsonBody<EndpointInput>) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
+async fn put_endpoint(
+    caller: Can<perm::WebhooksManage>,
+    body: JsonBody<EndpointInput>,
+) -> Result<Reply, ApiError> {
     let url = body.validated_url()?;
     let enabled = body.enabled;
-    let endpoint = caller
-        .tenant
-        .write_queued(move |tx| queries::put_endpoint(tx, &url, enabled))
-        .await?;
-    caller.tenant.wake_delivery();
-    Reply::ok(endpoint)
+    caller
+        .write(move |tx| Reply::ok(webhooks::put_endpoint(tx, &url, enabled)?))
+        .await
 }
 
 /// Replace the signing secret and return the new one, this once. The old secret
@@ -78,10 +54,9 @@ async fn put_endpoint(caller: Caller, body: JsonBody<EndpointInput>) -> Result<R
 #[utoipa::path(tag = "Settings", responses(
     (status = 200, body = WebhookEndpoint), (status = 409, body = Problem, description = "No endpoint set yet")))]
 #[post("/settings/webhook/rotate-secret")]
-async fn rotate_secret(caller: Caller) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
+async fn rotate_secret(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiError> {
     caller
-        .write(move |tx, _| Reply::ok(queries::rotate_secret(tx)?))
+        .write(move |tx| Reply::ok(webhooks::rotate_secret(tx)?))
         .await
 }
 
@@ -89,12 +64,11 @@ async fn rotate_secret(caller: Caller) -> Result<Reply, ApiError> {
 #[utoipa::path(tag = "Webhooks", responses((status = 200, body = Page<Delivery>), (status = 422, body = Problem)))]
 #[get("/webhooks/deliveries?<status>&<limit>&<cursor>")]
 async fn list_deliveries(
-    caller: Caller,
+    caller: Can<perm::WebhooksManage>,
     status: Option<&str>,
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
     let status = query_filter("status", status, DeliveryStatus::parse)?;
     let before = cursor
         .map(|c| {
@@ -104,8 +78,8 @@ async fn list_deliveries(
         .transpose()?;
     let limit = pagination::limit(limit)?;
     caller
-        .read(move |conn, _| {
-            let rows = queries::list_deliveries(conn, status, before, limit)?;
+        .read(move |conn| {
+            let rows = webhooks::list_deliveries(conn, status, before, limit)?;
             Reply::ok(pagination::page(rows, limit, |d| d.seq.to_string()))
         })
         .await
@@ -114,11 +88,13 @@ async fn list_deliveries(
 /// One event's delivery with every attempt.
 #[utoipa::path(tag = "Webhooks", responses((status = 200, body = Delivery), (status = 404, body = Problem)))]
 #[get("/webhooks/deliveries/<event_id>")]
-async fn get_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
-    let event_id = model::event_id(event_id)?;
+async fn get_delivery(
+    caller: Can<perm::WebhooksManage>,
+    event_id: &str,
+) -> Result<Reply, ApiError> {
+    let event_id = webhooks::event_id(event_id)?;
     caller
-        .read(move |conn, _| Reply::ok(queries::get_delivery(conn, &event_id)?))
+        .read(move |conn| Reply::ok(webhooks::get_delivery(conn, &event_id)?))
         .await
 }
 
@@ -127,15 +103,14 @@ async fn get_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError>
     (status = 200, body = Delivery), (status = 404, body = Problem),
     (status = 409, body = Problem, description = "Already delivered; names current_status")))]
 #[post("/webhooks/deliveries/<event_id>/retry")]
-async fn retry_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
-    let event_id = model::event_id(event_id)?;
-    let delivery = caller
-        .tenant
-        .write_queued(move |tx| queries::retry_delivery(tx, &event_id))
-        .await?;
-    caller.tenant.wake_delivery();
-    Reply::ok(delivery)
+async fn retry_delivery(
+    caller: Can<perm::WebhooksManage>,
+    event_id: &str,
+) -> Result<Reply, ApiError> {
+    let event_id = webhooks::event_id(event_id)?;
+    caller
+        .write(move |tx| Reply::ok(webhooks::retry_delivery(tx, &event_id)?))
+        .await
 }
 
 /// Queue a `webhook.test` event, delivered like any other.
@@ -143,20 +118,16 @@ async fn retry_delivery(caller: Caller, event_id: &str) -> Result<Reply, ApiErro
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet")))]
 #[post("/webhooks/test")]
-async fn send_test_event(caller: Caller, key: IdempotencyKey) -> Result<Reply, ApiError> {
-    caller.require(Permission::WebhooksManage)?;
-    caller.write(move |tx, caller| {
-            key.run(tx, &caller.actor(), &[], |tx| {
-                if queries::get_endpoint(tx)?.url.is_none() {
-                    return Err(ApiError::conflict(
-                        "webhook_not_configured",
-                        "set the webhook endpoint with PUT /settings/webhook first",
-                    ));
-                }
-                let data = json!({"message": "A test event from Brigade.", "requested_by": caller.actor()});
-                let event_id = outbox::enqueue(tx, caller.tenant_id(), "webhook.test", data)?;
+async fn send_test_event(
+    caller: Can<perm::WebhooksManage>,
+    key: IdempotencyKey,
+) -> Result<Reply, ApiError> {
+    caller
+        .write(move |tx| {
+            key.run(tx, &[], |tx| {
+                let event_id = webhooks::send_test_event(tx)?;
                 Reply::with_status(Status::Accepted, TestEvent { event_id })
             })
         })
-    .await
+        .await
 }

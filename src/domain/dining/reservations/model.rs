@@ -3,10 +3,10 @@
 
 use chrono::{DateTime, Datelike, Duration, NaiveDate, NaiveTime, TimeZone, Utc};
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use utoipa::ToSchema;
 
-use crate::api::body::nullable;
+use crate::domain::event::ReservationData;
+use crate::domain::validate::nullable;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -198,22 +198,19 @@ pub struct Reservation {
 
 impl Reservation {
     /// `data.reservation` of the `reservation.*` events; `cancelled_by` only once cancelled.
-    pub fn event_data(&self) -> Value {
-        let mut reservation = json!({
-            "id": self.id,
-            "status": self.status.as_str(),
-            "name": self.name,
-            "party_size": self.party_size,
-            "starts_at": self.starts_at,
-            "table_ids": self.table_ids,
-            "queue_ticket_id": self.queue_ticket_id,
-            "session_id": self.session_id,
-            "source": self.source.as_str(),
-        });
-        if let Some(by) = self.cancelled_by {
-            reservation["cancelled_by"] = json!(by.as_str());
+    pub fn event_data(&self) -> ReservationData {
+        ReservationData {
+            id: self.id.clone(),
+            status: self.status.as_str(),
+            name: self.name.clone(),
+            party_size: self.party_size,
+            starts_at: self.starts_at.clone(),
+            table_ids: self.table_ids.clone(),
+            queue_ticket_id: self.queue_ticket_id.clone(),
+            session_id: self.session_id.clone(),
+            source: self.source.as_str(),
+            cancelled_by: self.cancelled_by.map(Party::as_str),
         }
-        json!({ "reservation": reservation })
     }
 }
 
@@ -221,9 +218,9 @@ impl Reservation {
 pub struct CheckInResult {
     pub reservation: Reservation,
     /// Set when seated.
-    pub session: Option<crate::api::sessions::Session>,
+    pub session: Option<crate::domain::dining::sessions::Session>,
     /// Set when queued; carries the guest's tracking token.
-    pub queue_ticket: Option<crate::api::queue::Ticket>,
+    pub queue_ticket: Option<crate::domain::dining::queue::Ticket>,
 }
 
 /// What the guest gets back from a public booking: nothing beyond what they sent.

@@ -1,9 +1,9 @@
-//! Floors, tables and the seatmap: types and request checks.
+//! Floors and tables: types and request checks.
 
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::validate::Checks;
+use crate::domain::validate::Checks;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -135,55 +135,4 @@ pub fn check_rotation(checks: &mut Checks, field: &str, value: f64) {
     if !(0.0..360.0).contains(&value) {
         checks.fail(field, "must be at least 0 and below 360 degrees");
     }
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum TableState {
-    Free,
-    Occupied,
-    /// A reservation assigned to the table starts within the hold window.
-    ReservedSoon,
-    OutOfService,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SeatedSession {
-    pub id: String,
-    pub party_size: i64,
-    pub seated_since: String,
-    pub open_order_count: i64,
-    /// Total of the session's open orders.
-    pub open_order_amount: f64,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct UpcomingReservation {
-    pub id: String,
-    pub name: String,
-    pub party_size: i64,
-    pub starts_at: String,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SeatmapTable {
-    #[serde(flatten)]
-    pub table: Table,
-    pub state: TableState,
-    pub session: Option<SeatedSession>,
-    /// The next reservation assigned to the table within the hold window.
-    pub reservation: Option<UpcomingReservation>,
-}
-
-#[derive(Debug, Clone, Serialize, ToSchema)]
-pub struct SeatmapFloor {
-    pub id: String,
-    pub name: String,
-    pub tables: Vec<SeatmapTable>,
-}
-
-#[derive(Debug, Serialize, ToSchema)]
-pub struct Seatmap {
-    pub floors: Vec<SeatmapFloor>,
-    pub generated_at: String,
 }

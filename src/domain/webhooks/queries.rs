@@ -1,8 +1,10 @@
 //! SQL of the webhook endpoint and the delivery records.
 
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::model::*;
+use crate::domain::event::{Event, WebhookTestData};
+use crate::domain::Tx;
 use crate::error::ApiError;
 
 pub fn get_endpoint(conn: &Connection) -> Result<WebhookEndpoint, ApiError> {
@@ -31,12 +33,10 @@ pub fn get_endpoint(conn: &Connection) -> Result<WebhookEndpoint, ApiError> {
 }
 
 /// Sets the URL and switch; the first time, also a secret, which is returned once.
-pub fn put_endpoint(
-    tx: &Transaction,
-    url: &str,
-    enabled: bool,
-) -> Result<WebhookEndpoint, ApiError> {
-    let now = crate::time::now_rfc3339();
+pub fn put_endpoint(tx: &mut Tx, url: &str, enabled: bool) -> Result<WebhookEndpoint, ApiError> {
+    // Events held back while no endpoint was enabled may go out now.
+    tx.wake_delivery();
+    let now = tx.now_text().to_string();
     let secret = new_secret();
     let created = tx.prepare_cached("INSERT OR IGNORE INTO webhook_endpoint (id, url, enabled, secret, updated_at) VALUES (1, ?1, ?2, ?3, ?4)")?.execute(params![url, enabled, secret, now],
     )? == 1;
@@ -52,11 +52,11 @@ pub fn put_endpoint(
 }
 
 /// Replaces the secret; the old one signs nothing from now on.
-pub fn rotate_secret(tx: &Transaction) -> Result<WebhookEndpoint, ApiError> {
+pub fn rotate_secret(tx: &Tx) -> Result<WebhookEndpoint, ApiError> {
     let secret = new_secret();
     let changed = tx
         .prepare_cached("UPDATE webhook_endpoint SET secret = ?1, updated_at = ?2 WHERE id = 1")?
-        .execute(params![secret, crate::time::now_rfc3339()])?;
+        .execute(params![secret, tx.now_text()])?;
     if changed == 0 {
         return Err(ApiError::conflict(
             "webhook_not_configured",
@@ -146,7 +146,7 @@ pub fn get_delivery(conn: &Connection, event_id: &str) -> Result<Delivery, ApiEr
 }
 
 /// Makes a pending or failed delivery due now. A failed one starts a new 24 h round.
-pub fn retry_delivery(tx: &Transaction, event_id: &str) -> Result<Delivery, ApiError> {
+pub fn retry_delivery(tx: &mut Tx, event_id: &str) -> Result<Delivery, ApiError> {
     let delivery = get_delivery(tx, event_id)?;
     if delivery.status == DeliveryStatus::Delivered {
         return Err(ApiError::illegal_transition(
@@ -161,7 +161,8 @@ pub fn retry_delivery(tx: &Transaction, event_id: &str) -> Result<Delivery, ApiE
          round_attempts = CASE WHEN status = 'failed' THEN 0 ELSE round_attempts END \
          WHERE event_id = ?1",
     )?
-    .execute(params![event_id, crate::time::now_rfc3339()])?;
+    .execute(params![event_id, tx.now_text()])?;
+    tx.wake_delivery();
     get_delivery(tx, event_id)
 }
 
@@ -169,4 +170,19 @@ pub fn count_failed(conn: &Connection) -> Result<i64, ApiError> {
     Ok(conn
         .prepare_cached("SELECT COUNT(*) FROM webhook_deliveries WHERE status = 'failed'")?
         .query_row([], |r| r.get(0))?)
+}
+
+/// Queues a `webhook.test` event, delivered like any other; returns its id.
+pub fn send_test_event(tx: &mut Tx) -> Result<String, ApiError> {
+    if get_endpoint(tx)?.url.is_none() {
+        return Err(ApiError::conflict(
+            "webhook_not_configured",
+            "set the webhook endpoint with PUT /settings/webhook first",
+        ));
+    }
+    let requested_by = tx.actor().to_string();
+    tx.emit(Event::WebhookTest(WebhookTestData {
+        message: "A test event from Brigade.",
+        requested_by,
+    }))
 }

@@ -3,9 +3,9 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::body::nullable;
-use crate::api::menu::StoredItem;
-use crate::api::validate::Checks;
+use crate::domain::menu::StoredItem;
+use crate::domain::validate::nullable;
+use crate::domain::validate::Checks;
 
 pub const MAX_LINES_PER_REQUEST: usize = 100;
 pub const MAX_QUANTITY: i64 = 999;
@@ -173,7 +173,7 @@ pub struct StatusChange {
     pub status: OrderStatus,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Cancellation {
     pub reason: Option<String>,
@@ -285,7 +285,7 @@ pub struct PricedLine {
     pub name: String,
     pub quantity: i64,
     pub unit_price: i64,
-    pub modifiers: Vec<crate::api::menu::StoredModifier>,
+    pub modifiers: Vec<crate::domain::menu::StoredModifier>,
     pub notes: Option<String>,
     pub tax_rate: i64,
     pub kitchen_station: Option<String>,
@@ -338,7 +338,7 @@ pub fn price_line(
             Some(m)
                 if !modifiers
                     .iter()
-                    .any(|c: &crate::api::menu::StoredModifier| c.name == m.name) =>
+                    .any(|c: &crate::domain::menu::StoredModifier| c.name == m.name) =>
             {
                 modifiers.push(m.clone())
             }

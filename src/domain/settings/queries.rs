@@ -3,7 +3,7 @@
 use rusqlite::{params, Connection, Transaction};
 
 use super::model::{Settings, SettingsPatch, TenantSettings};
-use crate::api::validate::Checks;
+use crate::domain::validate::Checks;
 use crate::error::ApiError;
 
 pub fn load(conn: &Connection) -> Result<TenantSettings, ApiError> {

@@ -1,8 +1,9 @@
 //! Seating sessions: a party at one or more tables from seating to leaving.
 
 use serde::{Deserialize, Serialize};
-use serde_json::{json, Value};
 use utoipa::ToSchema;
+
+use crate::domain::event::SessionData;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -45,7 +46,7 @@ pub struct Move {
     pub table_ids: Vec<String>,
 }
 
-#[derive(Debug, Deserialize, ToSchema)]
+#[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Close {
     /// Close even with unpaid orders (managers and owners only).
@@ -85,17 +86,17 @@ pub struct Session {
 
 impl Session {
     /// `data.session` of the `session.*` events.
-    pub fn event_data(&self) -> Value {
-        json!({ "session": {
-            "id": self.id,
-            "status": self.status.as_str(),
-            "table_ids": self.tables.iter().map(|t| t.id.as_str()).collect::<Vec<_>>(),
-            "table_names": self.tables.iter().map(|t| t.name.as_str()).collect::<Vec<_>>(),
-            "party_size": self.party_size,
-            "queue_ticket_id": self.queue_ticket_id,
-            "reservation_id": self.reservation_id,
-            "opened_at": self.opened_at,
-            "closed_at": self.closed_at,
-        }})
+    pub fn event_data(&self) -> SessionData {
+        SessionData {
+            id: self.id.clone(),
+            status: self.status.as_str(),
+            table_ids: self.tables.iter().map(|t| t.id.clone()).collect(),
+            table_names: self.tables.iter().map(|t| t.name.clone()).collect(),
+            party_size: self.party_size,
+            queue_ticket_id: self.queue_ticket_id.clone(),
+            reservation_id: self.reservation_id.clone(),
+            opened_at: self.opened_at.clone(),
+            closed_at: self.closed_at.clone(),
+        }
     }
 }

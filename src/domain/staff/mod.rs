@@ -57,6 +57,19 @@ pub fn find_account(conn: &Connection, id: &str) -> Result<Option<Account>, ApiE
     .transpose()
 }
 
+/// The role of an active user; `None` for an unknown or deactivated one. Read on
+/// every request, so a demotion or deactivation takes effect at once.
+pub fn active_role(conn: &Connection, id: &str) -> Result<Option<Role>, ApiError> {
+    let row: Option<(String, bool)> = conn
+        .prepare_cached("SELECT role, active FROM users WHERE id = ?1")?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+        .optional()?;
+    match row {
+        Some((role, true)) => role.parse().map(Some).map_err(ApiError::internal),
+        _ => Ok(None),
+    }
+}
+
 pub fn validate_email(email: &str) -> Result<String, String> {
     let email = email.trim().to_lowercase();
     let valid = email.len() <= 254

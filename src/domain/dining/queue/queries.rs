@@ -2,14 +2,14 @@
 //! the status moves.
 
 use chrono::{DateTime, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::*;
-use crate::api::settings::TenantSettings;
-use crate::api::validate::Checks;
+use crate::domain::validate::Checks;
+use crate::domain::Tx;
 use crate::error::ApiError;
-use crate::time::{now_rfc3339, parse_rfc3339};
+use crate::time::parse_rfc3339;
 
 /// How many recent closed sessions the turn time is averaged over.
 const TURNS_SAMPLED: i64 = 20;
@@ -266,7 +266,7 @@ pub fn check_arrival(new: &NewTicket) -> Result<Arrival, ApiError> {
         party_size: checks.integer_in(
             "party_size",
             new.party_size,
-            1..=crate::api::sessions::MAX_PARTY_SIZE,
+            1..=crate::domain::dining::sessions::MAX_PARTY_SIZE,
         ),
         reservation_id: None,
     };
@@ -276,13 +276,13 @@ pub fn check_arrival(new: &NewTicket) -> Result<Arrival, ApiError> {
 
 /// Adds a waiting ticket numbered for the business day, with its quoted wait; the
 /// answer carries the tracking token, shown this once.
-pub fn create_ticket(
-    tx: &Transaction,
-    settings: &TenantSettings,
-    arrival: Arrival,
-    now: DateTime<Utc>,
-) -> Result<Ticket, ApiError> {
-    let business_date = settings.business_date(now).format("%Y-%m-%d").to_string();
+pub fn create_ticket(tx: &Tx, arrival: Arrival) -> Result<Ticket, ApiError> {
+    let now = tx.now();
+    let business_date = tx
+        .settings()?
+        .business_date(now)
+        .format("%Y-%m-%d")
+        .to_string();
     let sequence: i64 = tx.query_row(
         "SELECT COALESCE(MAX(sequence), 0) + 1 FROM queue_tickets WHERE business_date = ?1",
         [&business_date],
@@ -316,7 +316,7 @@ pub fn create_ticket(
     Ok(ticket)
 }
 
-fn set_status(tx: &Transaction, row: &TicketRow, next: TicketStatus) -> Result<(), ApiError> {
+fn set_status(tx: &Tx, row: &TicketRow, next: TicketStatus) -> Result<(), ApiError> {
     if !row.status.can_become(next) {
         return Err(ApiError::illegal_transition(
             "the queue ticket",
@@ -326,18 +326,14 @@ fn set_status(tx: &Transaction, row: &TicketRow, next: TicketStatus) -> Result<(
     }
     tx.execute(
         "UPDATE queue_tickets SET status = ?2, updated_at = ?3 WHERE id = ?1",
-        params![row.id, next.as_str(), now_rfc3339()],
+        params![row.id, next.as_str(), tx.now_text()],
     )?;
     Ok(())
 }
 
 /// Call, cancel or mark a no-show.
-pub fn change_status(
-    tx: &Transaction,
-    id: &str,
-    next: TicketStatus,
-    now: DateTime<Utc>,
-) -> Result<Ticket, ApiError> {
+pub fn change_status(tx: &Tx, id: &str, next: TicketStatus) -> Result<Ticket, ApiError> {
+    let now = tx.now();
     let row = find_ticket(tx, id)?;
     set_status(tx, &row, next)?;
     ticket_json(tx, find_ticket(tx, id)?, now)
@@ -357,7 +353,7 @@ pub fn require_seatable(row: &TicketRow) -> Result<(), ApiError> {
 }
 
 /// Marks the ticket seated in the session just opened for it.
-pub fn seat_ticket(tx: &Transaction, row: &TicketRow, session_id: &str) -> Result<(), ApiError> {
+pub fn seat_ticket(tx: &Tx, row: &TicketRow, session_id: &str) -> Result<(), ApiError> {
     set_status(tx, row, TicketStatus::Seated)?;
     tx.execute(
         "UPDATE queue_tickets SET session_id = ?2 WHERE id = ?1",
@@ -367,7 +363,7 @@ pub fn seat_ticket(tx: &Transaction, row: &TicketRow, session_id: &str) -> Resul
 }
 
 /// The party left: its seated ticket is completed.
-pub fn complete_ticket(tx: &Transaction, id: &str) -> Result<(), ApiError> {
+pub fn complete_ticket(tx: &Tx, id: &str) -> Result<(), ApiError> {
     let row = find_ticket(tx, id)?;
     if row.status == TicketStatus::Seated {
         set_status(tx, &row, TicketStatus::Completed)?;

@@ -1,277 +1,21 @@
-//! Reservation SQL: time-slot rules, availability and capacity, the lifecycle
-//! with its `reservation.*` events, and the no-shows the scheduler applies.
+//! The reservation lifecycle: booking, changes, confirmation, cancellation,
+//! check-in (queued or seated), completion after the visit and no-shows, each
+//! move emitted as its `reservation.*` event.
 
 use chrono::{DateTime, Duration, NaiveDate, TimeZone, Utc};
-use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::*;
-use crate::api::queue::{self, Arrival};
-use crate::api::sessions::{self, Seating, MAX_PARTY_SIZE};
-use crate::api::settings::{self, TenantSettings};
-use crate::api::tables;
-use crate::api::validate::Checks;
+use super::rules::{check_slot, check_table_ids};
+use crate::domain::dining::queue::{self, Arrival};
+use crate::domain::dining::sessions::{self, Seating};
+use crate::domain::event::{Event, ReservationData};
+use crate::domain::settings::TenantSettings;
+use crate::domain::validate::Checks;
+use crate::domain::Tx;
 use crate::error::ApiError;
-use crate::events::outbox;
 use crate::time::{parse_rfc3339, rfc3339};
-
-fn rules_from_row(r: &Row) -> rusqlite::Result<DayRules> {
-    let windows: String = r.get(1)?;
-    Ok(DayRules {
-        weekday: Weekday::ALL[r.get::<_, i64>(0)?.clamp(0, 6) as usize],
-        windows: serde_json::from_str(&windows).unwrap_or_default(),
-        slot_minutes: r.get(2)?,
-        max_covers_per_slot: r.get(3)?,
-        max_party_size: r.get(4)?,
-        stay_minutes: r.get(5)?,
-    })
-}
-
-const RULE_COLUMNS: &str =
-    "weekday, windows, slot_minutes, max_covers_per_slot, max_party_size, stay_minutes";
-
-pub fn get_rules(conn: &Connection) -> Result<TimeSlotRules, ApiError> {
-    let mut stmt = conn.prepare_cached(&format!(
-        "SELECT {RULE_COLUMNS} FROM reservation_time_slots ORDER BY weekday"
-    ))?;
-    let days = stmt
-        .query_map([], rules_from_row)?
-        .collect::<Result<_, _>>()?;
-    Ok(TimeSlotRules { days })
-}
-
-fn rules_for(conn: &Connection, weekday: Weekday) -> Result<Option<DayRules>, ApiError> {
-    Ok(conn
-        .query_row(
-            &format!("SELECT {RULE_COLUMNS} FROM reservation_time_slots WHERE weekday = ?1"),
-            [weekday.index()],
-            rules_from_row,
-        )
-        .optional()?)
-}
-
-/// Replaces the weekly rules.
-pub fn put_rules(tx: &Transaction, rules: &TimeSlotRules) -> Result<TimeSlotRules, ApiError> {
-    let mut checks = Checks::new();
-    for (i, day) in rules.days.iter().enumerate() {
-        let field = |name: &str| format!("days[{i}].{name}");
-        if rules.days[..i].iter().any(|d| d.weekday == day.weekday) {
-            checks.fail(field("weekday"), "is listed twice");
-        }
-        if day.windows.is_empty() {
-            checks.fail(field("windows"), "must list at least one opening window");
-        }
-        for (j, window) in day.windows.iter().enumerate() {
-            match (parse_clock(&window.start), parse_clock(&window.end)) {
-                (Some(start), Some(end)) if start < end => {}
-                (Some(_), Some(_)) => checks.fail(
-                    format!("days[{i}].windows[{j}]"),
-                    "must end after it starts",
-                ),
-                _ => checks.fail(
-                    format!("days[{i}].windows[{j}]"),
-                    "start and end must be HH:MM",
-                ),
-            }
-        }
-        checks.integer_in(&field("slot_minutes"), day.slot_minutes, 5..=240);
-        checks.integer_in(
-            &field("max_covers_per_slot"),
-            day.max_covers_per_slot,
-            1..=10_000,
-        );
-        checks.integer_in(
-            &field("max_party_size"),
-            day.max_party_size,
-            1..=MAX_PARTY_SIZE,
-        );
-        checks.integer_in(&field("stay_minutes"), day.stay_minutes, 15..=720);
-    }
-    checks.finish()?;
-    tx.execute("DELETE FROM reservation_time_slots", [])?;
-    for day in &rules.days {
-        tx.execute(
-            &format!("INSERT INTO reservation_time_slots ({RULE_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6)"),
-            params![
-                day.weekday.index(),
-                serde_json::to_string(&day.windows).map_err(ApiError::internal)?,
-                day.slot_minutes,
-                day.max_covers_per_slot,
-                day.max_party_size,
-                day.stay_minutes
-            ],
-        )?;
-    }
-    get_rules(tx)
-}
-
-/// Guests still expected or seated whose booking starts exactly at `at`, and those
-/// whose stay overlaps `[at, until)`, leaving out `exclude` (a booking being changed).
-fn covers_booked(
-    conn: &Connection,
-    at: DateTime<Utc>,
-    until: DateTime<Utc>,
-    exclude: Option<&str>,
-) -> Result<(i64, i64), ApiError> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(SUM(CASE WHEN starts_at = ?1 THEN party_size END), 0), COALESCE(SUM(party_size), 0) \
-         FROM reservations WHERE status IN ('pending', 'confirmed', 'checked_in') \
-         AND starts_at < ?2 AND ends_at > ?1 AND (?3 IS NULL OR id <> ?3)",
-        params![rfc3339(at), rfc3339(until), exclude],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?)
-}
-
-fn total_seats(conn: &Connection) -> Result<i64, ApiError> {
-    Ok(conn.query_row(
-        "SELECT COALESCE(SUM(seats), 0) FROM tables WHERE active = 1",
-        [],
-        |r| r.get(0),
-    )?)
-}
-
-/// Further guests a slot can take: the slot's cover limit and the seats of the
-/// room, less what overlapping bookings hold.
-fn remaining_covers(
-    conn: &Connection,
-    rules: &DayRules,
-    at: DateTime<Utc>,
-    exclude: Option<&str>,
-) -> Result<i64, ApiError> {
-    let (at_slot, overlapping) = covers_booked(
-        conn,
-        at,
-        at + Duration::minutes(rules.stay_minutes),
-        exclude,
-    )?;
-    Ok((rules.max_covers_per_slot - at_slot)
-        .min(total_seats(conn)? - overlapping)
-        .max(0))
-}
-
-fn local_date_of(settings: &TenantSettings, at: DateTime<Utc>) -> NaiveDate {
-    at.with_timezone(&settings.timezone).date_naive()
-}
-
-pub fn availability(
-    conn: &Connection,
-    settings: &TenantSettings,
-    date: NaiveDate,
-    party_size: i64,
-    now: DateTime<Utc>,
-) -> Result<Availability, ApiError> {
-    let mut checks = Checks::new();
-    checks.integer_in("party_size", party_size, 1..=MAX_PARTY_SIZE);
-    if date < local_date_of(settings, now) {
-        checks.fail("date", "must not be in the past");
-    }
-    checks.finish()?;
-    let mut slots = Vec::new();
-    if let Some(rules) = rules_for(conn, Weekday::of(date))? {
-        if party_size > rules.max_party_size {
-            return Err(ApiError::invalid_field(
-                "party_size",
-                format!(
-                    "parties of at most {} can book on this day",
-                    rules.max_party_size
-                ),
-            ));
-        }
-        for at in slot_starts(&rules, date, settings.timezone) {
-            if at <= now {
-                continue;
-            }
-            let remaining = remaining_covers(conn, &rules, at, None)?;
-            if remaining >= party_size {
-                slots.push(Slot {
-                    starts_at: rfc3339(at),
-                    remaining_covers: remaining,
-                });
-            }
-        }
-    }
-    Ok(Availability {
-        date: date.format("%Y-%m-%d").to_string(),
-        party_size,
-        slots,
-    })
-}
-
-/// Checks a booking against the rules of its day: a future slot start, a party the
-/// day accepts (422 otherwise), and room left in the slot (409 otherwise). Returns
-/// the start and the expected end.
-fn check_slot(
-    conn: &Connection,
-    settings: &TenantSettings,
-    starts_at: &str,
-    party_size: i64,
-    exclude: Option<&str>,
-    outside_rules: bool,
-    now: DateTime<Utc>,
-) -> Result<(DateTime<Utc>, DateTime<Utc>), ApiError> {
-    let mut checks = Checks::new();
-    checks.integer_in("party_size", party_size, 1..=MAX_PARTY_SIZE);
-    let at = parse_rfc3339(starts_at);
-    match at {
-        None => checks.fail("starts_at", "must be an RFC 3339 timestamp"),
-        Some(at) if at <= now => checks.fail("starts_at", "must be in the future"),
-        Some(_) => {}
-    }
-    checks.finish()?;
-    let at = at.unwrap_or(now);
-    let day_rules = rules_for(conn, Weekday::of(local_date_of(settings, at)))?;
-    if outside_rules {
-        let stay = day_rules.map_or(STAY_WITHOUT_RULES_MINUTES, |r| r.stay_minutes);
-        return Ok((at, at + Duration::minutes(stay)));
-    }
-    let rules = day_rules.ok_or_else(|| {
-        ApiError::invalid_field("starts_at", "the restaurant takes no bookings on that day")
-    })?;
-    if party_size > rules.max_party_size {
-        return Err(ApiError::invalid_field(
-            "party_size",
-            format!(
-                "parties of at most {} can book on this day",
-                rules.max_party_size
-            ),
-        ));
-    }
-    if !slot_starts(&rules, local_date_of(settings, at), settings.timezone).contains(&at) {
-        return Err(ApiError::invalid_field(
-            "starts_at",
-            "is not a bookable slot; see GET /reservations/availability",
-        ));
-    }
-    let remaining = remaining_covers(conn, &rules, at, exclude)?;
-    if remaining < party_size {
-        return Err(ApiError::conflict(
-            "slot_full",
-            format!("the slot has room for {remaining} more guests, not {party_size}"),
-        )
-        .with("remaining_covers", remaining));
-    }
-    Ok((at, at + Duration::minutes(rules.stay_minutes)))
-}
-
-/// How long a booking made outside the rules on a day without rules is expected to stay.
-const STAY_WITHOUT_RULES_MINUTES: i64 = 90;
-
-/// Tables to hold for a booking: each must exist and be in service.
-fn check_table_ids(
-    conn: &Connection,
-    ids: Option<&[String]>,
-) -> Result<Option<Vec<String>>, ApiError> {
-    match ids {
-        None => Ok(None),
-        Some([]) => Ok(Some(Vec::new())),
-        Some(ids) => Ok(Some(
-            tables::seatable_tables(conn, ids, "table_ids")?
-                .into_iter()
-                .map(|t| t.id)
-                .collect(),
-        )),
-    }
-}
 
 const RESERVATION_COLUMNS: &str =
     "id, status, name, phone, email, party_size, starts_at, ends_at, notes, table_ids, \
@@ -358,9 +102,13 @@ pub fn list_reservations(
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
-fn emit(tx: &Transaction, tenant_id: Uuid, event: &str, id: &str) -> Result<Reservation, ApiError> {
+fn emit(
+    tx: &mut Tx,
+    event: fn(ReservationData) -> Event,
+    id: &str,
+) -> Result<Reservation, ApiError> {
     let reservation = get_reservation(tx, id)?;
-    outbox::enqueue(tx, tenant_id, event, reservation.event_data())?;
+    tx.emit(event(reservation.event_data()))?;
     Ok(reservation)
 }
 
@@ -368,13 +116,12 @@ fn emit(tx: &Transaction, tenant_id: Uuid, event: &str, id: &str) -> Result<Rese
 /// confirms automatically; `reservation.created` is recorded, then
 /// `reservation.confirmed` when confirmed at once.
 pub fn create_reservation(
-    tx: &Transaction,
-    tenant_id: Uuid,
+    tx: &mut Tx,
     new: &NewReservation,
     source: Party,
-    now: DateTime<Utc>,
 ) -> Result<Reservation, ApiError> {
-    let settings = settings::load(tx)?;
+    let now = tx.now();
+    let settings = tx.settings()?.clone();
     let mut checks = Checks::new();
     let name = checks.text("name", &new.name, 120);
     let phone = checks.text("phone", &new.phone, 40);
@@ -411,9 +158,9 @@ pub fn create_reservation(
             rfc3339(now)
         ],
     )?;
-    let created = emit(tx, tenant_id, "reservation.created", &id)?;
+    let created = emit(tx, Event::ReservationCreated, &id)?;
     if settings.auto_confirm_reservations {
-        return change_status(tx, tenant_id, &id, ReservationStatus::Confirmed);
+        return change_status(tx, &id, ReservationStatus::Confirmed);
     }
     Ok(created)
 }
@@ -421,11 +168,11 @@ pub fn create_reservation(
 /// Changes a booking that is still pending or confirmed; a new time or party size
 /// is checked against the slot rules again.
 pub fn update_reservation(
-    tx: &Transaction,
+    tx: &mut Tx,
     id: &str,
     patch: &ReservationPatch,
-    now: DateTime<Utc>,
 ) -> Result<Reservation, ApiError> {
+    let now = tx.now();
     let current = get_reservation(tx, id)?;
     if !matches!(
         current.status,
@@ -463,10 +210,9 @@ pub fn update_reservation(
     let party_size = patch.party_size.unwrap_or(current.party_size);
     let starts_at = patch.starts_at.clone().unwrap_or(current.starts_at);
     let ends_at = if patch.party_size.is_some() || patch.starts_at.is_some() {
-        let settings = settings::load(tx)?;
         let (_, ends_at) = check_slot(
             tx,
-            &settings,
+            tx.settings()?,
             &starts_at,
             party_size,
             Some(id),
@@ -495,24 +241,25 @@ pub fn update_reservation(
             rfc3339(now)
         ],
     )?;
+    // A new start time moves the no-show deadline.
+    tx.reschedule();
     get_reservation(tx, id)
 }
 
-fn event_for(status: ReservationStatus) -> &'static str {
+fn event_for(status: ReservationStatus) -> fn(ReservationData) -> Event {
     match status {
-        ReservationStatus::Pending => "reservation.created",
-        ReservationStatus::Confirmed => "reservation.confirmed",
-        ReservationStatus::CheckedIn => "reservation.checked_in",
-        ReservationStatus::Completed => "reservation.completed",
-        ReservationStatus::Cancelled => "reservation.cancelled",
-        ReservationStatus::NoShow => "reservation.no_show",
+        ReservationStatus::Pending => Event::ReservationCreated,
+        ReservationStatus::Confirmed => Event::ReservationConfirmed,
+        ReservationStatus::CheckedIn => Event::ReservationCheckedIn,
+        ReservationStatus::Completed => Event::ReservationCompleted,
+        ReservationStatus::Cancelled => Event::ReservationCancelled,
+        ReservationStatus::NoShow => Event::ReservationNoShow,
     }
 }
 
 /// Moves the reservation along its lifecycle and records the event of the move.
 pub fn change_status(
-    tx: &Transaction,
-    tenant_id: Uuid,
+    tx: &mut Tx,
     id: &str,
     next: ReservationStatus,
 ) -> Result<Reservation, ApiError> {
@@ -526,17 +273,12 @@ pub fn change_status(
     }
     tx.execute(
         "UPDATE reservations SET status = ?2, updated_at = ?3 WHERE id = ?1",
-        params![id, next.as_str(), crate::time::now_rfc3339()],
+        params![id, next.as_str(), tx.now_text()],
     )?;
-    emit(tx, tenant_id, event_for(next), id)
+    emit(tx, event_for(next), id)
 }
 
-pub fn cancel(
-    tx: &Transaction,
-    tenant_id: Uuid,
-    id: &str,
-    cancellation: &Cancellation,
-) -> Result<Reservation, ApiError> {
+pub fn cancel(tx: &mut Tx, id: &str, cancellation: &Cancellation) -> Result<Reservation, ApiError> {
     let mut checks = Checks::new();
     let reason = checks.optional_text("reason", cancellation.reason.as_deref(), 500);
     checks.finish()?;
@@ -552,19 +294,12 @@ pub fn cancel(
         "UPDATE reservations SET cancelled_by = ?2, cancel_reason = ?3 WHERE id = ?1",
         params![id, cancellation.by.as_str(), reason],
     )?;
-    change_status(tx, tenant_id, id, ReservationStatus::Cancelled)
+    change_status(tx, id, ReservationStatus::Cancelled)
 }
 
 /// The party arrived: it joins the waitlist or sits down at once. Either way the
 /// reservation is checked in, linked to its ticket or session.
-pub fn check_in(
-    tx: &Transaction,
-    tenant_id: Uuid,
-    id: &str,
-    request: &CheckIn,
-    actor: &str,
-    now: DateTime<Utc>,
-) -> Result<CheckInResult, ApiError> {
+pub fn check_in(tx: &mut Tx, id: &str, request: &CheckIn) -> Result<CheckInResult, ApiError> {
     let current = get_reservation(tx, id)?;
     if !current.status.can_become(ReservationStatus::CheckedIn) {
         return Err(ApiError::illegal_transition(
@@ -584,13 +319,11 @@ pub fn check_in(
             }
             let session = sessions::open_session(
                 tx,
-                tenant_id,
                 Seating {
                     table_ids: &table_ids,
                     party_size: current.party_size,
                     queue_ticket_id: None,
                     reservation_id: Some(id.to_string()),
-                    opened_by: actor,
                 },
             )?;
             Ok(CheckInResult {
@@ -610,12 +343,12 @@ pub fn check_in(
                 party_size: current.party_size,
                 reservation_id: Some(id.to_string()),
             };
-            let ticket = queue::create_ticket(tx, &settings::load(tx)?, arrival, now)?;
+            let ticket = queue::create_ticket(tx, arrival)?;
             tx.execute(
                 "UPDATE reservations SET queue_ticket_id = ?2 WHERE id = ?1",
                 params![id, ticket.id],
             )?;
-            let reservation = change_status(tx, tenant_id, id, ReservationStatus::CheckedIn)?;
+            let reservation = change_status(tx, id, ReservationStatus::CheckedIn)?;
             Ok(CheckInResult {
                 reservation,
                 session: None,
@@ -627,12 +360,7 @@ pub fn check_in(
 
 /// Links a session just opened for the reservation: a confirmed one is checked in
 /// now; one checked in to the queue earlier is now seated.
-pub fn attach_session(
-    tx: &Transaction,
-    tenant_id: Uuid,
-    id: &str,
-    session_id: &str,
-) -> Result<(), ApiError> {
+pub fn attach_session(tx: &mut Tx, id: &str, session_id: &str) -> Result<(), ApiError> {
     let current = get_reservation(tx, id)
         .map_err(|_| ApiError::invalid_field("reservation_id", "no such reservation"))?;
     match current.status {
@@ -648,7 +376,7 @@ pub fn attach_session(
                 "UPDATE reservations SET session_id = ?2 WHERE id = ?1",
                 params![id, session_id],
             )?;
-            change_status(tx, tenant_id, id, ReservationStatus::CheckedIn).map(|_| ())
+            change_status(tx, id, ReservationStatus::CheckedIn).map(|_| ())
         }
         status => Err(ApiError::illegal_transition(
             "the reservation",
@@ -659,9 +387,9 @@ pub fn attach_session(
 }
 
 /// The party's session closed: a checked-in reservation is completed.
-pub fn complete_after_visit(tx: &Transaction, tenant_id: Uuid, id: &str) -> Result<(), ApiError> {
+pub fn complete_after_visit(tx: &mut Tx, id: &str) -> Result<(), ApiError> {
     if get_reservation(tx, id)?.status == ReservationStatus::CheckedIn {
-        change_status(tx, tenant_id, id, ReservationStatus::Completed)?;
+        change_status(tx, id, ReservationStatus::Completed)?;
     }
     Ok(())
 }
@@ -669,12 +397,9 @@ pub fn complete_after_visit(tx: &Transaction, tenant_id: Uuid, id: &str) -> Resu
 /// Marks confirmed reservations whose grace window has passed at `now` as no-shows
 /// (recording `reservation.no_show` for each); returns how many, and when the next
 /// confirmed one falls due.
-pub fn mark_no_shows(
-    tx: &Transaction,
-    tenant_id: Uuid,
-    now: DateTime<Utc>,
-) -> Result<(usize, Option<DateTime<Utc>>), ApiError> {
-    let grace = Duration::minutes(settings::load(tx)?.reservation_grace_minutes);
+pub fn mark_no_shows(tx: &mut Tx) -> Result<(usize, Option<DateTime<Utc>>), ApiError> {
+    let now = tx.now();
+    let grace = Duration::minutes(tx.settings()?.reservation_grace_minutes);
     let due: Vec<String> = {
         let mut stmt = tx.prepare_cached(
             "SELECT id FROM reservations WHERE status = 'confirmed' AND starts_at <= ?1 ORDER BY starts_at, id",
@@ -683,7 +408,7 @@ pub fn mark_no_shows(
         rows.collect::<Result<_, _>>()?
     };
     for id in &due {
-        change_status(tx, tenant_id, id, ReservationStatus::NoShow)?;
+        change_status(tx, id, ReservationStatus::NoShow)?;
     }
     let next: Option<String> = tx.query_row(
         "SELECT MIN(starts_at) FROM reservations WHERE status = 'confirmed'",

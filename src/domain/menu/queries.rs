@@ -4,9 +4,9 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::{modifiers_to_json, Category, ItemFields, MenuItem, StoredModifier};
+use crate::domain::Tx;
 use crate::error::ApiError;
 use crate::money;
-use crate::time::now_rfc3339;
 
 const CATEGORY_COLUMNS: &str = "id, name, position, created_at, updated_at";
 
@@ -42,31 +42,31 @@ pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
     .ok_or_else(|| ApiError::not_found("menu category"))
 }
 
-pub fn insert_category(conn: &Connection, name: &str, position: i64) -> Result<Category, ApiError> {
+pub fn insert_category(tx: &Tx, name: &str, position: i64) -> Result<Category, ApiError> {
     let id = Uuid::now_v7().to_string();
-    let now = now_rfc3339();
-    conn.prepare_cached("INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)")?.execute(params![id, name, position, now],
+    let now = tx.now_text();
+    tx.prepare_cached("INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)")?.execute(params![id, name, position, now],
     )?;
-    get_category(conn, &id)
+    get_category(tx, &id)
 }
 
-pub fn update_category(conn: &Connection, category: &Category) -> Result<Category, ApiError> {
-    conn.prepare_cached(
+pub fn update_category(tx: &Tx, category: &Category) -> Result<Category, ApiError> {
+    tx.prepare_cached(
         "UPDATE menu_categories SET name = ?2, position = ?3, updated_at = ?4 WHERE id = ?1",
     )?
     .execute(params![
         category.id,
         category.name,
         category.position,
-        now_rfc3339()
+        tx.now_text()
     ])?;
-    get_category(conn, &category.id)
+    get_category(tx, &category.id)
 }
 
 /// Archives an empty category; one that still holds live items is refused.
-pub fn archive_category(conn: &Connection, id: &str) -> Result<(), ApiError> {
-    get_category(conn, id)?;
-    let items: i64 = conn
+pub fn archive_category(tx: &Tx, id: &str) -> Result<(), ApiError> {
+    get_category(tx, id)?;
+    let items: i64 = tx
         .prepare_cached(
             "SELECT COUNT(*) FROM menu_items WHERE category_id = ?1 AND archived_at IS NULL",
         )?
@@ -77,10 +77,10 @@ pub fn archive_category(conn: &Connection, id: &str) -> Result<(), ApiError> {
             format!("the category still has {items} items; move or delete them first"),
         ));
     }
-    conn.prepare_cached(
+    tx.prepare_cached(
         "UPDATE menu_categories SET archived_at = ?2, updated_at = ?2 WHERE id = ?1",
     )?
-    .execute(params![id, now_rfc3339()])?;
+    .execute(params![id, tx.now_text()])?;
     Ok(())
 }
 
@@ -190,10 +190,10 @@ fn modifiers_json(fields: &ItemFields) -> Result<String, ApiError> {
     serde_json::to_string(&fields.modifiers).map_err(ApiError::internal)
 }
 
-pub fn insert_item(conn: &Connection, fields: &ItemFields) -> Result<StoredItem, ApiError> {
-    ensure_category(conn, &fields.category_id)?;
+pub fn insert_item(tx: &Tx, fields: &ItemFields) -> Result<StoredItem, ApiError> {
+    ensure_category(tx, &fields.category_id)?;
     let id = Uuid::now_v7().to_string();
-    conn.prepare_cached(
+    tx.prepare_cached(
         "INSERT INTO menu_items (id, category_id, name, description, price, tax_rate, available, \
          kitchen_station, modifiers, created_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
@@ -208,18 +208,14 @@ pub fn insert_item(conn: &Connection, fields: &ItemFields) -> Result<StoredItem,
         fields.available,
         fields.kitchen_station,
         modifiers_json(fields)?,
-        now_rfc3339()
+        tx.now_text()
     ])?;
-    get_item(conn, &id)
+    get_item(tx, &id)
 }
 
-pub fn update_item(
-    conn: &Connection,
-    id: &str,
-    fields: &ItemFields,
-) -> Result<StoredItem, ApiError> {
-    ensure_category(conn, &fields.category_id)?;
-    conn.prepare_cached("UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
+pub fn update_item(tx: &Tx, id: &str, fields: &ItemFields) -> Result<StoredItem, ApiError> {
+    ensure_category(tx, &fields.category_id)?;
+    tx.prepare_cached("UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
          available = ?7, kitchen_station = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1")?.execute(params![
             id,
             fields.category_id,
@@ -230,20 +226,20 @@ pub fn update_item(
             fields.available,
             fields.kitchen_station,
             modifiers_json(fields)?,
-            now_rfc3339()
+            tx.now_text()
         ],
     )?;
-    get_item(conn, id)
+    get_item(tx, id)
 }
 
-pub fn archive_item(conn: &Connection, id: &str) -> Result<(), ApiError> {
-    let item = get_item(conn, id)?;
+pub fn archive_item(tx: &Tx, id: &str) -> Result<(), ApiError> {
+    let item = get_item(tx, id)?;
     if item.archived_at.is_some() {
         return Err(ApiError::not_found("menu item"));
     }
-    conn.prepare_cached(
+    tx.prepare_cached(
         "UPDATE menu_items SET archived_at = ?2, available = 0, updated_at = ?2 WHERE id = ?1",
     )?
-    .execute(params![id, now_rfc3339()])?;
+    .execute(params![id, tx.now_text()])?;
     Ok(())
 }

@@ -4,7 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
-use crate::api::validate::Checks;
+use crate::domain::validate::Checks;
 use crate::error::ApiError;
 
 pub const MAX_URL_LENGTH: usize = 2000;

@@ -1,15 +1,12 @@
-//! Floor, table and seatmap SQL.
+//! Floor and table SQL.
 
-use chrono::{DateTime, Duration, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row, Transaction};
 use uuid::Uuid;
 
 use super::model::*;
-use crate::api::settings::TenantSettings;
-use crate::api::validate::Checks;
+use crate::domain::validate::Checks;
+use crate::domain::Tx;
 use crate::error::ApiError;
-use crate::money::to_json;
-use crate::time::{now_rfc3339, rfc3339};
 
 const FLOOR_COLUMNS: &str = "id, name, position, created_at, updated_at";
 
@@ -41,16 +38,16 @@ pub fn get_floor(conn: &Connection, id: &str) -> Result<Floor, ApiError> {
     .ok_or_else(|| ApiError::not_found("floor"))
 }
 
-pub fn insert_floor(tx: &Transaction, name: &str, position: i64) -> Result<Floor, ApiError> {
+pub fn insert_floor(tx: &Tx, name: &str, position: i64) -> Result<Floor, ApiError> {
     let id = Uuid::now_v7().to_string();
     tx.execute(
         "INSERT INTO floors (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",
-        params![id, name, position, now_rfc3339()],
+        params![id, name, position, tx.now_text()],
     )?;
     get_floor(tx, &id)
 }
 
-pub fn update_floor(tx: &Transaction, id: &str, patch: &FloorPatch) -> Result<Floor, ApiError> {
+pub fn update_floor(tx: &Tx, id: &str, patch: &FloorPatch) -> Result<Floor, ApiError> {
     let floor = get_floor(tx, id)?;
     let mut checks = Checks::new();
     let name = patch
@@ -66,7 +63,7 @@ pub fn update_floor(tx: &Transaction, id: &str, patch: &FloorPatch) -> Result<Fl
     checks.finish()?;
     tx.execute(
         "UPDATE floors SET name = ?2, position = ?3, updated_at = ?4 WHERE id = ?1",
-        params![id, name, position, now_rfc3339()],
+        params![id, name, position, tx.now_text()],
     )?;
     get_floor(tx, id)
 }
@@ -127,6 +124,14 @@ pub fn get_table(conn: &Connection, id: &str) -> Result<Table, ApiError> {
     .ok_or_else(|| ApiError::not_found("table"))
 }
 
+/// The name of an active table, if there is one with this id.
+pub fn active_table_name(conn: &Connection, id: &str) -> Result<Option<String>, ApiError> {
+    Ok(conn
+        .prepare_cached("SELECT name FROM tables WHERE id = ?1 AND active = 1")?
+        .query_row([id], |r| r.get(0))
+        .optional()?)
+}
+
 /// Active tables by id, in the order asked, for seating; any unknown or inactive
 /// one is a field error under `field`.
 pub fn seatable_tables(
@@ -161,13 +166,13 @@ pub fn seatable_tables(
 
 /// The floor must exist; a missing one is a field error, as it was named in the body.
 fn require_floor(conn: &Connection, floor_id: &str) -> Result<String, ApiError> {
-    let id = crate::api::validate::path_id(floor_id, "floor")
+    let id = crate::domain::validate::path_id(floor_id, "floor")
         .map_err(|_| ApiError::invalid_field("floor_id", "must be a UUID"))?;
     get_floor(conn, &id).map_err(|_| ApiError::invalid_field("floor_id", "no such floor"))?;
     Ok(id)
 }
 
-pub fn insert_table(tx: &Transaction, new: &NewTable) -> Result<Table, ApiError> {
+pub fn insert_table(tx: &Tx, new: &NewTable) -> Result<Table, ApiError> {
     let mut checks = Checks::new();
     let name = checks.text("name", &new.name, 40);
     checks.integer_in("seats", new.seats, 1..=MAX_SEATS);
@@ -196,13 +201,13 @@ pub fn insert_table(tx: &Transaction, new: &NewTable) -> Result<Table, ApiError>
             height,
             rotation,
             new.active.unwrap_or(true),
-            now_rfc3339()
+            tx.now_text()
         ],
     )?;
     get_table(tx, &id)
 }
 
-pub fn update_table(tx: &Transaction, id: &str, patch: &TablePatch) -> Result<Table, ApiError> {
+pub fn update_table(tx: &Tx, id: &str, patch: &TablePatch) -> Result<Table, ApiError> {
     let table = get_table(tx, id)?;
     let mut checks = Checks::new();
     let name = patch
@@ -241,49 +246,21 @@ pub fn update_table(tx: &Transaction, id: &str, patch: &TablePatch) -> Result<Ta
             height,
             rotation,
             patch.active.unwrap_or(table.active),
-            now_rfc3339()
+            tx.now_text()
         ],
     )?;
     get_table(tx, id)
 }
 
-/// Deletes a table that never served anyone; one with history is taken out of
-/// service instead (`active: false`), so past orders keep their table.
-pub fn delete_table(tx: &Transaction, id: &str) -> Result<(), ApiError> {
+/// Deletes a table. The dining room decides whether it may go (see
+/// `dining::seatmap::delete_table`).
+pub fn delete_table(tx: &Tx, id: &str) -> Result<(), ApiError> {
     get_table(tx, id)?;
-    let used: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM orders WHERE table_id = ?1) OR EXISTS (SELECT 1 FROM session_tables WHERE table_id = ?1)",
-        [id],
-        |r| r.get(0),
-    )?;
-    if used {
-        return Err(ApiError::conflict(
-            "table_in_use",
-            "the table has seated guests or orders; set active to false to take it out of service",
-        ));
-    }
-    // A booking still to come would otherwise be held at a table that no longer exists.
-    let held: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM reservations, json_each(reservations.table_ids) \
-         WHERE json_each.value = ?1 AND reservations.status IN ('pending', 'confirmed'))",
-        [id],
-        |r| r.get(0),
-    )?;
-    if held {
-        return Err(ApiError::conflict(
-            "table_in_use",
-            "a pending or confirmed reservation holds the table; move or cancel it first",
-        ));
-    }
     tx.execute("DELETE FROM tables WHERE id = ?1", [id])?;
     Ok(())
 }
 
-pub fn save_layout(
-    tx: &Transaction,
-    floor_id: &str,
-    layout: &Layout,
-) -> Result<Vec<Table>, ApiError> {
+pub fn save_layout(tx: &Tx, floor_id: &str, layout: &Layout) -> Result<Vec<Table>, ApiError> {
     get_floor(tx, floor_id)?;
     let mut checks = Checks::new();
     let mut ids = Vec::with_capacity(layout.tables.len());
@@ -309,7 +286,7 @@ pub fn save_layout(
         }
     }
     checks.finish()?;
-    let now = now_rfc3339();
+    let now = tx.now_text();
     for (id, place) in ids.iter().zip(&layout.tables) {
         tx.execute(
             "UPDATE tables SET x = ?2, y = ?3, width = COALESCE(?4, width), height = COALESCE(?5, height), \
@@ -318,98 +295,4 @@ pub fn save_layout(
         )?;
     }
     list_tables(tx, Some(floor_id))
-}
-
-fn seated_session(
-    conn: &Connection,
-    table_id: &str,
-    exponent: u32,
-) -> Result<Option<SeatedSession>, ApiError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT s.id, s.party_size, st.seated_at, \
-           (SELECT COUNT(*) FROM orders o WHERE o.session_id = s.id AND o.status NOT IN ('completed', 'cancelled')), \
-           (SELECT COALESCE(SUM(o.total_amount), 0) FROM orders o \
-              WHERE o.session_id = s.id AND o.status NOT IN ('completed', 'cancelled')) \
-         FROM session_tables st JOIN sessions s ON s.id = st.session_id \
-         WHERE st.table_id = ?1 AND st.released_at IS NULL",
-    )?;
-    Ok(stmt
-        .query_row([table_id], |r| {
-            Ok(SeatedSession {
-                id: r.get(0)?,
-                party_size: r.get(1)?,
-                seated_since: r.get(2)?,
-                open_order_count: r.get(3)?,
-                open_order_amount: to_json(r.get(4)?, exponent),
-            })
-        })
-        .optional()?)
-}
-
-/// The next pending or confirmed reservation assigned to the table that starts
-/// within the hold window (or started within the grace window and is still awaited).
-fn upcoming_reservation(
-    conn: &Connection,
-    table_id: &str,
-    now: DateTime<Utc>,
-    settings: &TenantSettings,
-) -> Result<Option<UpcomingReservation>, ApiError> {
-    let mut stmt = conn.prepare_cached(
-        "SELECT r.id, r.name, r.party_size, r.starts_at FROM reservations r, json_each(r.table_ids) j \
-         WHERE j.value = ?1 AND r.status IN ('pending', 'confirmed') AND r.starts_at >= ?2 AND r.starts_at <= ?3 \
-         ORDER BY r.starts_at LIMIT 1",
-    )?;
-    let from = rfc3339(now - Duration::minutes(settings.reservation_grace_minutes));
-    let until = rfc3339(now + Duration::minutes(settings.table_hold_minutes));
-    Ok(stmt
-        .query_row(params![table_id, from, until], |r| {
-            Ok(UpcomingReservation {
-                id: r.get(0)?,
-                name: r.get(1)?,
-                party_size: r.get(2)?,
-                starts_at: r.get(3)?,
-            })
-        })
-        .optional()?)
-}
-
-/// Every floor with its tables and their live state at `now`.
-pub fn seatmap(
-    conn: &Connection,
-    now: DateTime<Utc>,
-    settings: &TenantSettings,
-) -> Result<Seatmap, ApiError> {
-    let mut floors = Vec::new();
-    for floor in list_floors(conn)? {
-        let mut tables = Vec::new();
-        for table in list_tables(conn, Some(&floor.id))? {
-            let session = seated_session(conn, &table.id, settings.exponent())?;
-            let reservation = upcoming_reservation(conn, &table.id, now, settings)?;
-            // A party still seated at a table taken out of service is still there.
-            let state = if session.is_some() {
-                TableState::Occupied
-            } else if !table.active {
-                TableState::OutOfService
-            } else if reservation.is_some() {
-                TableState::ReservedSoon
-            } else {
-                TableState::Free
-            };
-            tables.push(SeatmapTable {
-                table,
-                state,
-                session,
-                reservation,
-            });
-        }
-        floors.push(SeatmapFloor {
-            id: floor.id,
-            name: floor.name,
-            tables,
-        });
-    }
-    Ok(Seatmap {
-        floors,
-        generated_at: rfc3339(now),
-    })
 }

@@ -3,8 +3,8 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::api::body::nullable;
-use crate::api::validate::Checks;
+use crate::domain::validate::nullable;
+use crate::domain::validate::Checks;
 use crate::money;
 
 pub const MAX_MODIFIERS: usize = 40;

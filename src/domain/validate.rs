@@ -1,5 +1,6 @@
 //! Field checks shared by every group. Each check records a field error and
 //! returns a usable value, so one response can list every problem at once.
+//! Also the id and filter parsers and the PATCH helper that tells absent from `null`.
 
 use uuid::Uuid;
 
@@ -113,4 +114,14 @@ pub fn query_filter<T>(
             })
         })
         .transpose()
+}
+
+/// For PATCH bodies: tells an absent field (`None`) from an explicit `null`
+/// (`Some(None)`), so `null` can clear a value.
+pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
+where
+    D: serde::Deserializer<'de>,
+    T: serde::Deserialize<'de>,
+{
+    serde::Deserialize::deserialize(deserializer).map(Some)
 }

@@ -4,6 +4,7 @@ use chrono::{DateTime, Duration, NaiveDate, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+#[derive(Debug, Clone)]
 pub struct TenantSettings {
     pub currency: String,
     pub timezone: chrono_tz::Tz,

@@ -1,0 +1,16 @@
+//! Orders: the whole lifecycle from pending to completed or cancelled, lines,
+//! totals and payments, with an `order.*` event emitted for every change.
+//! An order is given its table already resolved; it knows nothing of sessions.
+
+mod model;
+mod payments;
+mod read;
+mod write;
+
+pub use model::*;
+pub use payments::*;
+pub use read::*;
+pub use write::{
+    add_lines, change_status, create_order, delete_line, move_to_table, update_line, update_order,
+    PlacedTable,
+};

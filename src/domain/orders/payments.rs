@@ -1,0 +1,115 @@
+//! Payments against an order: cash with change, card and other tenders that may
+//! not exceed the balance, and tips.
+
+use rusqlite::{params, Connection, Row};
+use uuid::Uuid;
+
+use super::model::*;
+use super::read::{find_order, OrderRow};
+use super::write::{require_open, touch};
+use crate::domain::event::Event;
+use crate::domain::validate::Checks;
+use crate::domain::Tx;
+use crate::error::ApiError;
+use crate::money::to_json;
+
+const PAYMENT_COLUMNS: &str =
+    "id, order_id, method, amount, tendered, change_due, tip, reference, created_at";
+
+fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
+    let method: String = r.get(2)?;
+    Ok(Payment {
+        id: r.get(0)?,
+        order_id: r.get(1)?,
+        method: match method.as_str() {
+            "cash" => PaymentMethod::Cash,
+            "card" => PaymentMethod::Card,
+            _ => PaymentMethod::Other,
+        },
+        amount: to_json(r.get(3)?, exponent),
+        tendered: to_json(r.get(4)?, exponent),
+        change_due: to_json(r.get(5)?, exponent),
+        tip: to_json(r.get(6)?, exponent),
+        reference: r.get(7)?,
+        created_at: r.get(8)?,
+    })
+}
+
+pub fn list_payments(
+    conn: &Connection,
+    order_id: &str,
+    exponent: u32,
+) -> Result<Vec<Payment>, ApiError> {
+    find_order(conn, order_id)?;
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {PAYMENT_COLUMNS} FROM payments WHERE order_id = ?1 ORDER BY created_at, id"
+    ))?;
+    let rows = stmt.query_map([order_id], |r| payment_from_row(r, exponent))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Records a payment. Cash above the balance is change; a card or other payment
+/// above the balance is refused, as the terminal would have charged too much.
+pub fn add_payment(
+    tx: &mut Tx,
+    order_id: &str,
+    new: &NewPayment,
+) -> Result<(Payment, OrderRow), ApiError> {
+    let exponent = tx.exponent()?;
+    let mut checks = Checks::new();
+    let tendered = checks.money("amount", new.amount, exponent);
+    let tip = new
+        .tip
+        .map(|t| checks.money("tip", t, exponent))
+        .unwrap_or(0);
+    let reference = checks.optional_text("reference", new.reference.as_deref(), 120);
+    if checks.is_ok() && tendered == 0 {
+        checks.fail("amount", "must be greater than zero");
+    }
+    checks.finish()?;
+    let order = find_order(tx, order_id)?;
+    require_open(&order)?;
+    let balance = order.balance_due();
+    if balance <= 0 {
+        return Err(ApiError::conflict(
+            "nothing_due",
+            "the order is already fully paid",
+        ));
+    }
+    if tendered > balance && new.method != PaymentMethod::Cash {
+        return Err(ApiError::conflict(
+            "overpayment",
+            format!(
+                "a {} payment cannot exceed the balance due",
+                new.method.as_str()
+            ),
+        )
+        .with("balance_due", to_json(balance, exponent)));
+    }
+    let applied = tendered.min(balance);
+    let id = Uuid::now_v7().to_string();
+    tx.prepare_cached(&format!(
+            "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+        ))?.execute(params![
+            id,
+            order_id,
+            new.method.as_str(),
+            applied,
+            tendered,
+            tendered - applied,
+            tip,
+            reference,
+            tx.now_text(),
+            tx.actor()
+        ],
+    )?;
+    tx.prepare_cached("UPDATE orders SET paid_amount = paid_amount + ?2, tip_amount = tip_amount + ?3 WHERE id = ?1")?.execute(params![order_id, applied, tip],
+    )?;
+    let row = touch(tx, order_id, Event::OrderUpdated)?;
+    let payment = tx
+        .prepare_cached(&format!(
+            "SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"
+        ))?
+        .query_row([&id], |r| payment_from_row(r, exponent))?;
+    Ok((payment, row))
+}

@@ -1,0 +1,230 @@
+//! Reading orders: the stored row, its lines, and the order as the API shows it.
+
+use std::collections::HashMap;
+
+use rusqlite::{params, Connection, OptionalExtension, Row};
+
+use super::model::*;
+use crate::domain::menu::StoredModifier;
+use crate::error::ApiError;
+use crate::money::to_json;
+
+/// An order as stored, amounts in minor units.
+pub struct OrderRow {
+    pub id: String,
+    pub order_number: String,
+    pub business_date: String,
+    pub status: OrderStatus,
+    pub order_type: OrderType,
+    pub table_id: Option<String>,
+    pub table_name: Option<String>,
+    pub session_id: Option<String>,
+    pub customer_name: Option<String>,
+    pub customer_phone: Option<String>,
+    pub notes: Option<String>,
+    pub subtotal: i64,
+    pub tax_amount: i64,
+    pub discount_amount: i64,
+    pub total_amount: i64,
+    pub paid_amount: i64,
+    pub tip_amount: i64,
+    pub cancel_reason: Option<String>,
+    pub version: i64,
+    pub created_at: String,
+    pub updated_at: String,
+    pub closed_at: Option<String>,
+}
+
+impl OrderRow {
+    pub fn balance_due(&self) -> i64 {
+        self.total_amount - self.paid_amount
+    }
+}
+
+const ORDER_COLUMNS: &str =
+    "id, order_number, business_date, status, order_type, table_id, table_name, \
+     customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
+     paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id";
+
+fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
+    let status: String = r.get(3)?;
+    let order_type: String = r.get(4)?;
+    Ok(OrderRow {
+        id: r.get(0)?,
+        order_number: r.get(1)?,
+        business_date: r.get(2)?,
+        status: OrderStatus::parse(&status).unwrap_or(OrderStatus::Pending),
+        order_type: OrderType::parse(&order_type).unwrap_or(OrderType::DineIn),
+        table_id: r.get(5)?,
+        table_name: r.get(6)?,
+        customer_name: r.get(7)?,
+        customer_phone: r.get(8)?,
+        notes: r.get(9)?,
+        subtotal: r.get(10)?,
+        tax_amount: r.get(11)?,
+        discount_amount: r.get(12)?,
+        total_amount: r.get(13)?,
+        paid_amount: r.get(14)?,
+        tip_amount: r.get(15)?,
+        cancel_reason: r.get(16)?,
+        version: r.get(17)?,
+        created_at: r.get(18)?,
+        updated_at: r.get(19)?,
+        closed_at: r.get(20)?,
+        session_id: r.get(21)?,
+    })
+}
+
+pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
+    conn.prepare_cached(&format!("SELECT {ORDER_COLUMNS} FROM orders WHERE id = ?1"))?
+        .query_row([id], order_from_row)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("order"))
+}
+
+const LINE_COLUMNS: &str =
+    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station";
+
+fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
+    let quantity: i64 = r.get(3)?;
+    let unit_price: i64 = r.get(4)?;
+    let modifiers: String = r.get(5)?;
+    Ok(OrderLine {
+        id: r.get(0)?,
+        menu_item_id: r.get(1)?,
+        name: r.get(2)?,
+        quantity,
+        unit_price: to_json(unit_price, exponent),
+        modifiers: serde_json::from_str::<Vec<StoredModifier>>(&modifiers)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|m| LineModifier {
+                name: m.name,
+                price: to_json(m.price, exponent),
+            })
+            .collect(),
+        notes: r.get(6)?,
+        tax_rate: crate::money::rate_to_json(r.get(7)?),
+        line_total: to_json(unit_price * quantity, exponent),
+        kitchen_station: r.get(8)?,
+    })
+}
+
+fn lines_of(conn: &Connection, order_id: &str, exponent: u32) -> Result<Vec<OrderLine>, ApiError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LINE_COLUMNS} FROM order_items WHERE order_id = ?1 ORDER BY created_at, id"
+    ))?;
+    let rows = stmt.query_map([order_id], |r| line_from_row(r, exponent))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// The lines of many orders in one query, by order id.
+fn lines_of_all(
+    conn: &Connection,
+    rows: &[OrderRow],
+    exponent: u32,
+) -> Result<HashMap<String, Vec<OrderLine>>, ApiError> {
+    let ids = serde_json::to_string(&rows.iter().map(|row| &row.id).collect::<Vec<_>>())
+        .map_err(ApiError::internal)?;
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {LINE_COLUMNS}, order_id FROM order_items \
+         WHERE order_id IN (SELECT value FROM json_each(?1)) ORDER BY created_at, id"
+    ))?;
+    let mut lines: HashMap<String, Vec<OrderLine>> = HashMap::with_capacity(rows.len());
+    let mut found = stmt.query([ids])?;
+    while let Some(r) = found.next()? {
+        lines
+            .entry(r.get(9)?)
+            .or_default()
+            .push(line_from_row(r, exponent)?);
+    }
+    Ok(lines)
+}
+
+/// The full order as the API shows it.
+pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Order, ApiError> {
+    Ok(order_with_lines(
+        row,
+        lines_of(conn, &row.id, exponent)?,
+        exponent,
+    ))
+}
+
+fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Order {
+    let customer =
+        (row.customer_name.is_some() || row.customer_phone.is_some()).then(|| Customer {
+            name: row.customer_name.clone(),
+            phone: row.customer_phone.clone(),
+        });
+    Order {
+        id: row.id.clone(),
+        order_number: row.order_number.clone(),
+        status: row.status,
+        order_type: row.order_type,
+        table_id: row.table_id.clone(),
+        table_name: row.table_name.clone(),
+        session_id: row.session_id.clone(),
+        customer,
+        notes: row.notes.clone(),
+        items,
+        subtotal: to_json(row.subtotal, exponent),
+        tax_amount: to_json(row.tax_amount, exponent),
+        discount_amount: to_json(row.discount_amount, exponent),
+        total_amount: to_json(row.total_amount, exponent),
+        paid_amount: to_json(row.paid_amount, exponent),
+        tip_amount: to_json(row.tip_amount, exponent),
+        balance_due: to_json(row.balance_due(), exponent),
+        cancel_reason: row.cancel_reason.clone(),
+        business_date: row.business_date.clone(),
+        created_at: row.created_at.clone(),
+        updated_at: row.updated_at.clone(),
+        closed_at: row.closed_at.clone(),
+        version: row.version,
+    }
+}
+
+pub fn get_order(conn: &Connection, id: &str, exponent: u32) -> Result<Order, ApiError> {
+    order_json(conn, &find_order(conn, id)?, exponent)
+}
+
+pub struct OrderFilter {
+    pub status: Option<OrderStatus>,
+    pub order_type: Option<OrderType>,
+    pub table_id: Option<String>,
+    pub from: Option<String>,
+    pub to: Option<String>,
+    /// Id of the last order of the previous page.
+    pub before: Option<String>,
+    pub limit: u32,
+}
+
+/// Newest first.
+pub fn list_orders(
+    conn: &Connection,
+    filter: &OrderFilter,
+    exponent: u32,
+) -> Result<Vec<Order>, ApiError> {
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {ORDER_COLUMNS} FROM orders WHERE (?1 IS NULL OR status = ?1) AND (?2 IS NULL OR order_type = ?2) \
+         AND (?3 IS NULL OR table_id = ?3) AND (?4 IS NULL OR created_at >= ?4) AND (?5 IS NULL OR created_at < ?5) \
+         AND (?6 IS NULL OR id < ?6) ORDER BY id DESC LIMIT ?7"
+    ))?;
+    let rows = stmt.query_map(
+        params![
+            filter.status.map(OrderStatus::as_str),
+            filter.order_type.map(OrderType::as_str),
+            filter.table_id,
+            filter.from,
+            filter.to,
+            filter.before,
+            filter.limit + 1
+        ],
+        order_from_row,
+    )?;
+    let rows: Vec<OrderRow> = rows.collect::<Result<_, _>>()?;
+    let mut lines = lines_of_all(conn, &rows, exponent)?;
+    Ok(rows
+        .iter()
+        .map(|row| order_with_lines(row, lines.remove(&row.id).unwrap_or_default(), exponent))
+        .collect())
+}

@@ -12,6 +12,7 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod events;
+pub mod local_server;
 pub mod money;
 pub mod scheduler;
 pub mod time;

@@ -9,51 +9,27 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use brigade::auth::{keys, Role};
-use brigade::{build_rocket, App, Config};
-use rocket::fairing::AdHoc;
+use brigade::local_server::{loopback_config, LocalServer};
+use brigade::{App, Config};
 use serde_json::Value;
 
+/// A server on the loopback; `base` is its API root.
 pub struct Server {
     pub app: Arc<App>,
     pub base: String,
-    shutdown: rocket::Shutdown,
-    thread: Option<std::thread::JoinHandle<()>>,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        self.shutdown.clone().notify();
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
-    }
+    _running: LocalServer,
 }
 
 pub fn config(dir: &Path) -> Config {
-    let mut config = Config::new(dir.to_path_buf());
-    config.address = "127.0.0.1".parse().unwrap();
-    config.port = 0;
-    config.log = false;
-    config
+    loopback_config(dir)
 }
 
 pub fn start(config: Config) -> Server {
-    let app = App::open(config).expect("data dir opens");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("port", move |rocket| {
-        Box::pin(async move {
-            let _ = tx.send((rocket.config().port, rocket.shutdown()));
-        })
-    }));
-    let thread = std::thread::spawn(move || {
-        let _ = rocket::execute(rocket.launch());
-    });
-    let (port, shutdown) = rx.recv().expect("server starts");
+    let running = LocalServer::start(config).expect("server starts");
     Server {
-        app,
-        base: format!("http://127.0.0.1:{port}/api/v1"),
-        shutdown,
-        thread: Some(thread),
+        app: running.app.clone(),
+        base: format!("{}/api/v1", running.origin),
+        _running: running,
     }
 }
 

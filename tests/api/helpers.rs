@@ -2,11 +2,10 @@
 //! with a tenant and its owner ready, and a small HTTP client that speaks to it.
 
 use std::sync::Arc;
-use std::thread::JoinHandle;
 
 use brigade::auth::{keys, Role};
-use brigade::{build_rocket, App, Config};
-use rocket::fairing::AdHoc;
+use brigade::local_server::{loopback_config, LocalServer};
+use brigade::{App, Config};
 use serde_json::{json, Value};
 use tempfile::TempDir;
 use uuid::Uuid;
@@ -187,49 +186,22 @@ impl Client {
     }
 }
 
-struct Running {
-    app: Arc<App>,
-    shutdown: rocket::Shutdown,
-    thread: JoinHandle<()>,
-}
-
 pub struct TestApp {
     pub dir: TempDir,
     pub base: String,
     pub tenant_id: String,
     pub owner: Client,
-    running: Option<Running>,
+    running: Option<LocalServer>,
 }
 
 pub fn test_config(dir: &std::path::Path) -> Config {
-    let mut config = Config::new(dir.to_path_buf());
-    config.address = "127.0.0.1".parse().unwrap();
-    config.port = 0;
-    config.log = false;
-    config
+    loopback_config(dir)
 }
 
-fn launch(config: Config) -> (Running, String) {
-    let app = App::open(config).expect("the data dir opens");
-    let (tx, rx) = std::sync::mpsc::channel();
-    let rocket =
-        build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", move |rocket| {
-            Box::pin(async move {
-                let _ = tx.send((rocket.config().port, rocket.shutdown()));
-            })
-        }));
-    let thread = std::thread::spawn(move || {
-        let _ = rocket::execute(rocket.launch());
-    });
-    let (port, shutdown) = rx.recv().expect("the server starts");
-    (
-        Running {
-            app,
-            shutdown,
-            thread,
-        },
-        format!("http://127.0.0.1:{port}"),
-    )
+fn launch(config: Config) -> (LocalServer, String) {
+    let server = LocalServer::start(config).expect("the server starts");
+    let origin = server.origin.clone();
+    (server, origin)
 }
 
 impl TestApp {
@@ -316,10 +288,8 @@ impl TestApp {
     }
 
     fn stop(&mut self) {
-        if let Some(running) = self.running.take() {
-            running.shutdown.notify();
-            let _ = running.thread.join();
-        }
+        // Dropping the server stops it and waits for it.
+        self.running.take();
     }
 
     /// Every outbox row of a tenant, oldest first, as parsed envelopes.

@@ -47,6 +47,11 @@ pub struct App {
 impl App {
     /// Opens the data dir (creating it if needed) and loads the server secrets.
     pub fn open(config: Config) -> Result<Arc<App>, String> {
+        Self::open_with_clock(config, time::Clock::system())
+    }
+
+    /// As [`App::open`], with writes stamped by `clock` instead of the wall clock.
+    pub fn open_with_clock(config: Config, clock: time::Clock) -> Result<Arc<App>, String> {
         let db = Databases::open(&config.data_dir, config.synchronous_full)?;
         let jwt_secret = db
             .server_secret("jwt_signing_key", 32)
@@ -56,7 +61,7 @@ impl App {
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),
-            clock: time::Clock::system(),
+            clock,
             db,
             config,
         }))

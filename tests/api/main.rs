@@ -6,6 +6,7 @@ mod receiver;
 mod architecture;
 mod auth;
 mod cli;
+mod clock;
 mod crash;
 mod errors;
 mod menu;

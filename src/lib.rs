@@ -16,6 +16,7 @@ pub mod local_server;
 pub mod money;
 pub mod scheduler;
 pub mod time;
+pub mod web;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 
@@ -164,6 +165,7 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
             Box::pin(async move { stopper.stop() })
         }))
         .mount(api::BASE, api::routes())
+        .mount("/", web::routes())
         .register("/", catchers![error::catch_all])
         // Webhooks are delivered while the server runs, and in-flight attempts finish
         // before it stops.

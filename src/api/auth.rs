@@ -110,10 +110,16 @@ async fn login(
             }
         }
         if matches.len() > 1 {
+            // Only businesses where these credentials are right are named.
+            let tenants: Vec<serde_json::Value> = matches
+                .iter()
+                .map(|(tenant, _)| serde_json::json!({"id": tenant.id, "name": tenant.name}))
+                .collect();
             return Err(ApiError::bad_request(
                 "tenant_required",
                 "this account exists in several businesses; send X-Tenant-ID to choose one",
-            ));
+            )
+            .with("tenants", tenants));
         }
         let (tenant, user) = matches
             .pop()

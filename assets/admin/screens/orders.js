@@ -1,0 +1,136 @@
+// Orders: the list with the API's filters, newest first, a page at a time; an
+// order's lines, payments and timeline; cancelling with a reason.
+
+import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
+import { api } from "/shared/api.js";
+import { dateTime, localDate, money, time, titleCase, zonedInstant } from "/shared/format.js";
+import { Action, Badge, Dialog, Empty, Field, Notice, Pager, Select } from "/shared/ui.js";
+import { can } from "/admin/roles.js";
+
+const STATUSES = ["pending", "confirmed", "preparing", "ready", "served", "completed", "cancelled"];
+
+function query(filters, cursor) {
+  const params = new URLSearchParams({ limit: "25" });
+  if (filters.status) params.set("status", filters.status);
+  if (filters.order_type) params.set("order_type", filters.order_type);
+  if (filters.date) {
+    params.set("from", zonedInstant(filters.date, "00:00").toISOString());
+    params.set("to", new Date(zonedInstant(filters.date, "00:00").getTime() + 24 * 3600 * 1000).toISOString());
+  }
+  if (cursor) params.set("cursor", cursor);
+  return `/orders?${params}`;
+}
+
+function OrderList() {
+  const [filters, setFilters] = useState({ status: "", order_type: "", date: localDate() });
+  const [cursors, setCursors] = useState([null]);
+  const [page, setPage] = useState(null);
+  const [problem, setProblem] = useState(null);
+  useEffect(() => {
+    setPage(null);
+    api.get(query(filters, cursors[cursors.length - 1])).then((p) => { setPage(p); setProblem(null); }, setProblem);
+  }, [filters, cursors]);
+  const set = (name) => (e) => { setFilters({ ...filters, [name]: e.target.value }); setCursors([null]); };
+  return html`
+    <div class="screen-head"><h1>Orders</h1></div>
+    <form class="filters card" onSubmit=${(e) => e.preventDefault()}>
+      <${Field} label="Day" name="date" type="date" value=${filters.date} onInput=${set("date")} />
+      <${Select} label="Status" name="status" value=${filters.status} onChange=${set("status")}
+        options=${[["", "Any status"], ...STATUSES.map((s) => [s, titleCase(s)])]} />
+      <${Select} label="Type" name="order_type" value=${filters.order_type} onChange=${set("order_type")}
+        options=${[["", "Any type"], ["dine_in", "Dine in"], ["takeaway", "Takeaway"], ["delivery", "Delivery"]]} />
+    </form>
+    <${Notice} problem=${problem} />
+    <section class="card">
+      ${page === null ? html`<p class="muted">Loading…</p>` : page.data.length ? html`
+        <table class="list"><thead><tr><th>Order</th><th>Time</th><th>Type</th><th>Table / customer</th><th>Status</th>
+          <th class="num">Total</th><th class="num">Due</th></tr></thead><tbody>
+          ${page.data.map((o) => html`<tr data-order=${o.order_number}>
+            <td><a href=${`/admin/orders/${o.id}`}>${o.order_number}</a></td><td>${time(o.created_at)}</td>
+            <td>${titleCase(o.order_type)}</td><td>${o.table_name || o.customer?.name || "—"}</td>
+            <td><${Badge} status=${o.status} /></td><td class="num">${money(o.total_amount)}</td><td class="num">${money(o.balance_due)}</td></tr>`)}
+        </tbody></table>
+        <${Pager} cursors=${cursors} next=${page.next_cursor} onPage=${setCursors} />` : html`<${Empty}>No orders match.<//>`}
+    </section>`;
+}
+
+function Cancel({ order, onDone, onClose }) {
+  const [reason, setReason] = useState("");
+  const [problem, setProblem] = useState(null);
+  async function cancel() {
+    try {
+      await api.post(`/orders/${order.id}/cancel`, { reason: reason.trim() || undefined });
+      onDone();
+    } catch (failed) {
+      setProblem(failed);
+    }
+  }
+  return html`<${Dialog} title=${`Cancel order ${order.order_number}`} onClose=${onClose}>
+    <${Notice} problem=${problem?.errors.length ? null : problem} />
+    <${Field} label="Reason" name="reason" value=${reason} error=${problem?.field("reason")} hint="Kept with the order."
+      onInput=${(e) => setReason(e.target.value)} />
+    <div class="actions"><${Action} kind="danger" action=${cancel} data-action="confirm-cancel">Cancel the order<//>
+      <button type="button" class="btn" onClick=${onClose}>Keep it</button></div>
+  <//>`;
+}
+
+function OrderDetail({ id, role }) {
+  const [order, setOrder] = useState(null);
+  const [payments, setPayments] = useState([]);
+  const [problem, setProblem] = useState(null);
+  const [cancelling, setCancelling] = useState(false);
+  const reload = () => Promise.all([api.get(`/orders/${id}`), api.get(`/orders/${id}/payments`)]).then(
+    ([o, p]) => { setOrder(o); setPayments(p.data); setProblem(null); }, setProblem);
+  useEffect(() => { reload(); }, [id]);
+  if (problem && !order) return html`<${Notice} problem=${problem} /><a class="btn" href="/admin/orders">Back to orders</a>`;
+  if (!order) return html`<p class="muted">Loading…</p>`;
+  const timeline = [
+    [order.created_at, "Created"],
+    ...payments.map((p) => [p.created_at, `Paid ${money(p.amount)} by ${p.method}${p.tip ? `, tip ${money(p.tip)}` : ""}`]),
+    ...(order.closed_at ? [[order.closed_at, order.status === "cancelled" ? `Cancelled${order.cancel_reason ? `: ${order.cancel_reason}` : ""}` : "Completed"]] : []),
+  ].sort((a, b) => a[0].localeCompare(b[0]));
+  const open = !["completed", "cancelled"].includes(order.status);
+  return html`
+    <div class="screen-head">
+      <div><a href="/admin/orders" class="muted">← Orders</a><h1>Order ${order.order_number} <${Badge} status=${order.status} /></h1></div>
+      ${open && can(role, "ordersCancel") ? html`<button type="button" class="btn danger" data-action="cancel-order" onClick=${() => setCancelling(true)}>Cancel order</button>` : null}
+    </div>
+    <${Notice} problem=${problem} />
+    <div class="columns">
+      <section class="card">
+        <h2>Lines</h2>
+        <table class="list"><tbody>
+          ${order.items.map((l) => html`<tr><td class="num">${l.quantity}×</td><td>${l.name}
+            ${l.modifiers.length ? html`<div class="muted small">${l.modifiers.map((m) => m.name).join(", ")}</div>` : null}
+            ${l.notes ? html`<div class="muted small">${l.notes}</div>` : null}</td><td class="num">${money(l.line_total)}</td></tr>`)}
+          <tr><td></td><td class="muted">Subtotal</td><td class="num">${money(order.subtotal)}</td></tr>
+          ${order.discount_amount ? html`<tr><td></td><td class="muted">Discounts</td><td class="num">−${money(order.discount_amount)}</td></tr>` : null}
+          <tr><td></td><td class="muted">Tax</td><td class="num">${money(order.tax_amount)}</td></tr>
+          <tr><td></td><td><strong>Total</strong></td><td class="num"><strong>${money(order.total_amount)}</strong></td></tr>
+          <tr><td></td><td class="muted">Paid</td><td class="num">${money(order.paid_amount)}</td></tr>
+          <tr><td></td><td><strong>Balance due</strong></td><td class="num"><strong>${money(order.balance_due)}</strong></td></tr>
+        </tbody></table>
+      </section>
+      <section class="card">
+        <h2>Details</h2>
+        <dl class="facts">
+          <dt>Type</dt><dd>${titleCase(order.order_type)}</dd>
+          <dt>Table</dt><dd>${order.table_name || "—"}</dd>
+          <dt>Customer</dt><dd>${[order.customer?.name, order.customer?.phone].filter(Boolean).join(", ") || "—"}</dd>
+          <dt>Notes</dt><dd>${order.notes || "—"}</dd>
+          <dt>Business day</dt><dd>${order.business_date}</dd>
+        </dl>
+        <h2>Payments</h2>
+        ${payments.length ? html`<table class="list"><tbody>${payments.map((p) => html`<tr><td>${time(p.created_at)}</td>
+          <td>${titleCase(p.method)}${p.reference ? html` <span class="muted">${p.reference}</span>` : null}</td>
+          <td class="num">${money(p.amount)}</td></tr>`)}</tbody></table>` : html`<${Empty}>No payment yet.<//>`}
+        <h2>Timeline</h2>
+        <ol class="timeline">${timeline.map(([at, what]) => html`<li><span class="muted">${dateTime(at)}</span> ${what}</li>`)}</ol>
+      </section>
+    </div>
+    ${cancelling ? html`<${Cancel} order=${order} onClose=${() => setCancelling(false)} onDone=${() => { setCancelling(false); reload(); }} />` : null}`;
+}
+
+export function Orders({ role, rest }) {
+  return rest[0] ? html`<${OrderDetail} id=${rest[0]} role=${role} />` : html`<${OrderList} />`;
+}

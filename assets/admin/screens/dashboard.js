@@ -3,7 +3,7 @@
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { all, api, followEvents } from "/shared/api.js";
-import { localDate, money, time, zonedInstant } from "/shared/format.js";
+import { localDate, money, time, titleCase, zonedInstant } from "/shared/format.js";
 import { Badge, Empty, Notice } from "/shared/ui.js";
 import { can } from "/admin/roles.js";
 
@@ -81,7 +81,7 @@ export function Dashboard({ role, settings }) {
         <h2>Open orders</h2>
         ${data.open.length ? html`<table class="list"><thead><tr><th>Order</th><th>Table</th><th>Status</th><th class="num">Total</th></tr></thead><tbody>
           ${data.open.slice(0, 8).map((o) => html`<tr>
-            <td><a href=${`/admin/orders/${o.id}`}>${o.order_number}</a></td><td>${o.table_name || o.order_type.replace("_", " ")}</td>
+            <td><a href=${`/admin/orders/${o.id}`}>${o.order_number}</a></td><td>${o.table_name || titleCase(o.order_type)}</td>
             <td><${Badge} status=${o.status} /></td><td class="num">${money(o.total_amount)}</td></tr>`)}
         </tbody></table>` : html`<${Empty}>No open orders.<//>`}
       </section>

@@ -51,7 +51,8 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
         env!("CARGO_PKG_VERSION"),
         data_dir.display()
     );
-    println!("API base URL: {base}/api/v1   (OpenAPI: {base}/api/v1/openapi.json)");
+    println!("Admin app:    {base}/admin/");
+    println!("API base URL: {base}/api/v1   (reference: {base}/api/v1/docs/)");
     if let Some(demo) = demo {
         println!();
         println!(

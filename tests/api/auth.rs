@@ -194,3 +194,48 @@ fn login_refuses_malformed_bodies() {
     anon.post_raw("/auth/login", "text/plain", b"email=a")
         .expect_problem(415, "unsupported_media_type");
 }
+
+/// The login screen offers a choice of business from the refusal: it names the
+/// businesses these credentials open, and no other.
+#[test]
+fn a_login_that_needs_a_business_names_the_ones_the_credentials_open() {
+    let app = TestApp::spawn();
+    let (other_id, _) = app.second_tenant("other");
+    let (third_id, _) = app.second_tenant("third");
+    app.create_user(&app.tenant_id, "both@test.example", Role::Manager);
+    app.create_user(&other_id, "both@test.example", Role::Cashier);
+    let db = app.app().db.tenant(third_id.parse().unwrap()).unwrap();
+    brigade::domain::staff::create_user(
+        &app.app().db,
+        &db,
+        "both@test.example",
+        "Same email, other password",
+        Role::Host,
+        "another password entirely",
+    )
+    .unwrap();
+    let refused = Client::anonymous(&app.base)
+        .post(
+            "/auth/login",
+            json!({"email": "both@test.example", "password": PASSWORD}),
+        )
+        .expect_problem(400, "tenant_required");
+    let mut named: Vec<(String, String)> = refused["tenants"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|t| {
+            (
+                t["id"].as_str().unwrap().to_string(),
+                t["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    named.sort();
+    let mut expected = vec![
+        (app.tenant_id.clone(), "Test Bistro".to_string()),
+        (other_id, "Other Place".to_string()),
+    ];
+    expected.sort();
+    assert_eq!(named, expected);
+}

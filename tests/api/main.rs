@@ -5,6 +5,7 @@ mod receiver;
 
 mod architecture;
 mod auth;
+mod browser;
 mod cli;
 mod clock;
 mod crash;
@@ -22,4 +23,5 @@ mod sessions;
 mod settings;
 mod sweep;
 mod tables;
+mod web;
 mod webhooks;

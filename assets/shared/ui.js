@@ -46,7 +46,8 @@ export function Action({ action, children, kind = "", busyLabel, ...rest }) {
 
 export function Notice({ problem, kind = "error", children }) {
   if (!problem && !children) return null;
-  const text = children || (problem.errors?.length ? `${problem.message}` : problem.message);
+  // Field errors are shown beside their fields; the notice only points to them.
+  const text = children || (problem.errors?.length ? "Check the fields marked below." : problem.message);
   return html`<div class=${`notice ${kind}`} role=${kind === "error" ? "alert" : "status"}>${text}</div>`;
 }
 

@@ -58,7 +58,10 @@ fn admin(path: PathBuf, uri: &Origin<'_>) -> Result<Asset, Redirect> {
         return Err(Redirect::permanent("/admin/"));
     }
     let path = path.to_string_lossy().replace('\\', "/");
-    let is_file = path.rsplit('/').next().is_some_and(|name| name.contains('.'));
+    let is_file = path
+        .rsplit('/')
+        .next()
+        .is_some_and(|name| name.contains('.'));
     let found = if is_file {
         Asset::find::<AdminFiles>(&path)
     } else {
@@ -110,12 +113,7 @@ fn content_type(path: &str) -> ContentType {
 
 fn compressible(content_type: &ContentType) -> bool {
     content_type.top() == "text"
-        || [
-            ContentType::JavaScript,
-            ContentType::JSON,
-            ContentType::SVG,
-        ]
-        .contains(content_type)
+        || [ContentType::JavaScript, ContentType::JSON, ContentType::SVG].contains(content_type)
 }
 
 /// The gzipped bytes of a file, made once per file and version.
@@ -148,7 +146,10 @@ impl<'r> Responder<'r, 'static> for Asset {
         response
             .header(Header::new("ETag", etag.clone()))
             .header(Header::new("Cache-Control", cache_control))
-            .header(Header::new("Content-Security-Policy", CONTENT_SECURITY_POLICY))
+            .header(Header::new(
+                "Content-Security-Policy",
+                CONTENT_SECURITY_POLICY,
+            ))
             .header(Header::new("X-Content-Type-Options", "nosniff"))
             .header(Header::new("Referrer-Policy", "no-referrer"))
             .header(Header::new("Vary", "Accept-Encoding"));

@@ -51,11 +51,18 @@ fn root() -> Redirect {
     Redirect::to("/admin/")
 }
 
+/// What `/admin…` answers: a page, or the way to `/admin/`.
+#[derive(rocket::Responder)]
+enum AdminPage {
+    Asset(Asset),
+    Redirect(Box<Redirect>),
+}
+
 /// The admin app: a file, or the app itself for a client-side route.
 #[get("/admin/<path..>")]
-fn admin(path: PathBuf, uri: &Origin<'_>) -> Result<Asset, Redirect> {
+fn admin(path: PathBuf, uri: &Origin<'_>) -> AdminPage {
     if uri.path().as_str() == "/admin" {
-        return Err(Redirect::permanent("/admin/"));
+        return AdminPage::Redirect(Box::new(Redirect::permanent("/admin/")));
     }
     let path = path.to_string_lossy().replace('\\', "/");
     let is_file = path
@@ -67,7 +74,7 @@ fn admin(path: PathBuf, uri: &Origin<'_>) -> Result<Asset, Redirect> {
     } else {
         Asset::find::<AdminFiles>("index.html")
     };
-    Ok(found.unwrap_or_else(Asset::missing))
+    AdminPage::Asset(found.unwrap_or_else(Asset::missing))
 }
 
 #[get("/shared/<path..>")]

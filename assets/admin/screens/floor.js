@@ -70,6 +70,12 @@ function halfHeight(t) {
   return (Math.abs(t.width * Math.sin(r)) + Math.abs(t.height * Math.cos(r))) / 2;
 }
 
+/** A server message as a sentence: capital first, full stop last. */
+function sentence(text) {
+  const t = String(text || "").trim();
+  return t ? `${t[0].toUpperCase()}${t.slice(1)}${/[.!?]$/.test(t) ? "" : "."}` : t;
+}
+
 function clip(text, max) {
   return text.length > max ? `${text.slice(0, max - 1)}…` : text;
 }
@@ -419,7 +425,7 @@ function DeleteTableDialog({ t, onClose, onDeleted, onRetired }) {
   const inUse = problem?.code === "table_in_use";
   return html`<${Dialog} title=${`Delete table ${t.name}?`} onClose=${onClose}>
     ${problem ? html`<div class="notice error" role="alert" data-problem=${problem.code}>
-      ${inUse ? html`<strong>${t.name} cannot be deleted.</strong> ` : null}${problem.message}</div>` : html`
+      ${inUse ? html`<strong>${t.name} cannot be deleted.</strong> ` : null}${sentence(problem.message)}</div>` : html`
       <p>${t.name} (${t.seats} seats) will be removed from the floor plan. This cannot be undone.</p>`}
     <div class="actions dialog-actions">
       <button type="button" class="btn" onClick=${onClose}>${inUse ? "Close" : "Keep it"}</button>
@@ -569,7 +575,7 @@ export function FloorPlan({ role }) {
     } catch (p) {
       setSaveProblem(p);
       // A table someone else deleted meanwhile drops out of the plan and of the changes.
-      refresh();
+      if (p.status === 404 || p.status === 422) refresh();
     } finally {
       setSaving(false);
     }

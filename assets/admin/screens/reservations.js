@@ -62,13 +62,17 @@ function serverError(problem, name) {
 
 /** Covers booked to start in each slot of the day, against the slot's limit. */
 function SlotSummary({ date, rules, reservations }) {
+  const [expanded, setExpanded] = useState(false);
   const day = rules?.days.find((d) => d.weekday === weekdayOf(date));
   const active = reservations.filter((r) => HOLDS_COVERS.includes(r.status));
   const booked = new Map();
   for (const r of active) booked.set(clock(r.starts_at), (booked.get(clock(r.starts_at)) || 0) + r.party_size);
   const slots = slotClocks(day);
   const extra = [...booked.keys()].filter((c) => !slots.includes(c));
-  const all = [...slots, ...extra].sort();
+  const every = [...slots, ...extra].sort();
+  // A long day (all-day hours) shows the slots with bookings until asked for all.
+  const long = every.length > 16;
+  const all = long && !expanded ? every.filter((c) => booked.has(c)) : every;
   const covers = active.reduce((sum, r) => sum + r.party_size, 0);
   return html`<section class="card" data-panel="slot-summary">
     <div class="summary-head">
@@ -87,6 +91,9 @@ function SlotSummary({ date, rules, reservations }) {
           <span>${outside ? `${n} · outside hours` : `${n} / ${max} covers`}</span></li>`;
       })}
     </ul>` : null}
+    ${long ? html`<p class="hint slot-more">${expanded ? null : all.length ? "Only the slots with bookings are shown. " : `No bookings yet in the day's ${every.length} slots. `}
+      <button type="button" class="btn ghost small" data-action="all-slots" onClick=${() => setExpanded(!expanded)}>
+        ${expanded ? "Show only booked slots" : `Show all ${every.length} slots`}</button></p>` : null}
   </section>`;
 }
 
@@ -208,6 +215,7 @@ function BookingDialog({ r, date, onClose, onDone }) {
         slot: r.starts_at, outside: false, clock: clock(r.starts_at), notes: r.notes || "" }
     : { name: "", phone: "", email: "", party: "2", date, slot: "", outside: false, clock: "", notes: "" });
   const [slots, setSlots] = useState(null);
+  const [lookups, setLookups] = useState(0);
   const [slotProblem, setSlotProblem] = useState(null);
   const [problem, setProblem] = useState(null);
   const [shown, setShown] = useState(false);
@@ -227,7 +235,7 @@ function BookingDialog({ r, date, onClose, onDone }) {
       );
     }, 200);
     return () => { live = false; clearTimeout(timer); };
-  }, [form.date, party, form.outside]);
+  }, [form.date, party, form.outside, lookups]);
 
   // The booking's own time stays on offer when changing it, though its covers count against it.
   const offered = [...(slots || [])];
@@ -277,6 +285,8 @@ function BookingDialog({ r, date, onClose, onDone }) {
       onDone(saved, `${r ? "Saved" : "Booked"} ${saved.name}: ${plural(saved.party_size, "guest", "guests")} at ${time(saved.starts_at)}.`);
     } catch (p) {
       setProblem(p);
+      // The times on offer were out of date: look them up again.
+      if (p.code === "slot_full") setLookups((n) => n + 1);
     }
   }
 

@@ -24,7 +24,9 @@
 //! is not one: the app shows those. A step that waits fails after the timeout
 //! with the selector in its message and a screenshot of the page.
 
+mod floor;
 mod harness;
+mod reservations;
 mod shell;
 
 use std::future::Future;

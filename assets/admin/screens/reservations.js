@@ -310,7 +310,7 @@ function BookingDialog({ r, date, onClose, onDone }) {
                 ...offered.map((s) => [s.starts_at, `${time(s.starts_at)}${s.current ? " (current)" : ` · ${s.remaining_covers} covers left`}`])]} />`}
       </div>
       ${!form.outside && (serverError(problem, "starts_at") || serverError(problem, "party_size") || serverError(slotProblem, "party_size"))
-        ? html`<p class="hint" data-hint="outside-rules">Tick “Outside the booking rules” to book it anyway.</p>` : null}
+        ? html`<p class="hint spaced" data-hint="outside-rules">Tick “Outside the booking rules” to book it anyway.</p>` : null}
       ${!form.outside && slots && !offered.length && !slotProblem ? html`<p class="hint">No slot of this day has room for ${plural(party, "guest", "guests")}. Pick another day, or book outside the rules.</p>` : null}
       <label class="check"><input type="checkbox" name="outside_rules" checked=${form.outside} onChange=${set("outside")} />
         Outside the booking rules (any time, a closed day, a larger party or a full slot)</label>
@@ -423,12 +423,13 @@ function DayView({ role }) {
     <section class="card" data-panel="reservations">
       ${!rows ? html`<p class="muted">Loading the bookings…</p>` : !rows.length ? html`<${Empty}>No reservations on this day.<//>` : html`
         <div class="table-scroll"><table class="list">
-          <thead><tr><th>Time</th><th>Guest</th><th class="num">Party</th><th>Phone</th><th>Tables</th><th>Status</th>${mayWrite ? html`<th><span class="sr-only">Actions</span></th>` : null}</tr></thead>
+          <thead><tr><th>Time</th><th>Guest</th><th class="num">Party</th><th class="phone">Phone</th><th>Tables</th><th>Status</th>${mayWrite ? html`<th><span class="sr-only">Actions</span></th>` : null}</tr></thead>
           <tbody>
             ${rows.map((r) => html`<tr data-reservation-name=${r.name} data-reservation-id=${r.id} data-status=${r.status}
                 class=${["cancelled", "no_show", "completed"].includes(r.status) ? "done" : ""}>
               <td class="time">${time(r.starts_at)}</td>
-              <td><strong>${r.name}</strong>
+              <td class="guest"><strong>${r.name}</strong>
+                <a class="sub phone-inline" href=${`tel:${r.phone}`}>${r.phone}</a>
                 ${r.notes || r.email || r.source === "customer" || r.cancel_reason ? html`<span class="sub">${[r.source === "customer" ? "Booked online" : null, r.notes, r.email, r.cancel_reason ? `Cancelled by ${r.cancelled_by === "staff" ? "the restaurant" : "the guest"}: ${r.cancel_reason}` : null].filter(Boolean).join(" · ")}</span>` : null}</td>
               <td class="num">${r.party_size}</td>
               <td class="phone"><a href=${`tel:${r.phone}`}>${r.phone}</a></td>

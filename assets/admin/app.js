@@ -95,7 +95,8 @@ function Shell({ current, path }) {
   if (!settings) return html`<p class="boot">Loading…</p>`;
   const [first, ...rest] = path.split("/");
   const visible = SCREENS.filter((s) => can(role, s.may));
-  const match = SCREENS.find((s) => s.path === first);
+  // The start screen of a role that has no dashboard is its first screen.
+  const match = first === "" && !can(role, "dashboard") ? visible[0] : SCREENS.find((s) => s.path === first);
   const allowed = match && can(role, match.may) ? match : null;
   const Screen = allowed?.screen;
   return html`
@@ -104,7 +105,7 @@ function Shell({ current, path }) {
         <div class="brand"><span class="logo">B</span><div><strong>Brigade</strong><small>${current.tenant.name}</small></div></div>
         <ul>
           ${visible.map((s) => html`<li><a href=${`/admin/${s.path}`} data-nav=${s.path || "dashboard"}
-              aria-current=${s.path === first ? "page" : undefined}>${s.label}</a></li>`)}
+              aria-current=${s === allowed ? "page" : undefined}>${s.label}</a></li>`)}
         </ul>
         <div class="who">
           <span>${current.user.name}</span><small>${role}</small>
@@ -135,4 +136,6 @@ document.addEventListener("click", (event) => {
   navigate(link.getAttribute("href"));
 });
 
-render(html`<${App} />`, document.getElementById("app"));
+const root = document.getElementById("app");
+root.replaceChildren();
+render(html`<${App} />`, root);

@@ -1,5 +1,5 @@
 // Orders: the list with the API's filters, newest first, a page at a time; an
-// order's lines, payments and timeline; cancelling with a reason.
+// order's lines, payments, timeline and the events it sent; cancelling with a reason.
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { api } from "/shared/api.js";
@@ -79,9 +79,18 @@ function OrderDetail({ id, role }) {
   const [payments, setPayments] = useState([]);
   const [problem, setProblem] = useState(null);
   const [cancelling, setCancelling] = useState(false);
+  const [events, setEvents] = useState(null);
   const reload = () => Promise.all([api.get(`/orders/${id}`), api.get(`/orders/${id}/payments`)]).then(
     ([o, p]) => { setOrder(o); setPayments(p.data); setProblem(null); }, setProblem);
-  useEffect(() => { reload(); }, [id]);
+  // The order's events as they were sent out, from the delivery record (managers only).
+  const loadEvents = () => {
+    if (!can(role, "webhooks")) return;
+    api.get("/webhooks/deliveries?limit=200").then(
+      (page) => setEvents(page.data.filter((d) => d.payload?.data?.order?.id === id).reverse()),
+      () => setEvents([]),
+    );
+  };
+  useEffect(() => { reload(); loadEvents(); }, [id]);
   if (problem && !order) return html`<${Notice} problem=${problem} /><a class="btn" href="/admin/orders">Back to orders</a>`;
   if (!order) return html`<p class="muted">Loading…</p>`;
   const timeline = [
@@ -126,9 +135,15 @@ function OrderDetail({ id, role }) {
           <td class="num">${money(p.amount)}</td></tr>`)}</tbody></table>` : html`<${Empty}>No payment yet.<//>`}
         <h2>Timeline</h2>
         <ol class="timeline">${timeline.map(([at, what]) => html`<li><span class="muted">${dateTime(at)}</span> ${what}</li>`)}</ol>
+        ${events ? html`<h2>Events</h2>
+          ${events.length ? html`<table class="list" data-panel="order-events"><tbody>${events.map((d) => html`<tr>
+            <td>${time(d.created_at)}</td><td><a href=${`/admin/integrations/deliveries/${d.event_id}`}>${d.event}</a></td>
+            <td><${Badge} status=${d.status} /></td></tr>`)}</tbody></table>`
+          : html`<${Empty}>No event of this order among the latest deliveries.<//>`}` : null}
       </section>
     </div>
-    ${cancelling ? html`<${Cancel} order=${order} onClose=${() => setCancelling(false)} onDone=${() => { setCancelling(false); reload(); }} />` : null}`;
+    ${cancelling ? html`<${Cancel} order=${order} onClose=${() => setCancelling(false)}
+        onDone=${() => { setCancelling(false); reload(); loadEvents(); }} />` : null}`;
 }
 
 export function Orders({ role, rest }) {

@@ -158,6 +158,10 @@ fn an_order_is_found_read_and_cancelled_with_a_reason() {
     browser.fill("input[name=reason]", "Guest left");
     browser.click("[data-action=confirm-cancel]");
     browser.wait_for_text("main.content h1", "Cancelled");
+    browser.wait_for_text("[data-panel=order-events]", "order.cancelled");
+    assert!(browser
+        .text("[data-panel=order-events]")
+        .contains("order.created"));
     let id = order["id"].as_str().unwrap();
     let cancelled = app.owner.get(&format!("/orders/{id}")).expect(200);
     assert_eq!(cancelled["status"], "cancelled");

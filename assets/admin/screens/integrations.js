@@ -18,8 +18,8 @@ function SecretOnce({ secret }) {
     }
   }
   return html`<div class="notice info" data-panel="secret">
-    <p><strong>The signing secret, shown this once.</strong> Store it in the receiving system now: it verifies the
-      <code>X-Service-Signature</code> header of every delivery.</p>
+    <p><strong>The signing secret, shown this once.</strong>${" "}Store it in the receiving system now: it verifies
+      the <code>X-Service-Signature</code> header of every delivery.</p>
     <p class="secret" data-secret>${secret}</p>
     <div class="actions"><button type="button" class="btn small" data-action="copy-secret" onClick=${copy}>Copy</button>
       ${copied ? html`<span>${copied}</span>` : null}</div>

@@ -5,6 +5,7 @@
 use crate::auth::{random_token, Role};
 use crate::db::TenantInfo;
 use crate::domain::dining::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
+use crate::domain::kitchen::{self, NewStation, StationKind};
 use crate::domain::menu::{self, ItemFields, StoredModifier};
 use crate::domain::staff;
 use crate::domain::tables::{self, NewTable, Shape};
@@ -144,6 +145,9 @@ const MENU: &[(&str, &[SeedItem])] = &[
     ),
 ];
 
+/// The stations the menu names, beside the default "Kitchen" every tenant has.
+const STATIONS: &[&str] = &["Grill", "Fryer", "Pizza", "Pastry", "Bar"];
+
 const FLOORS: &[(&str, &[SeedTable])] = &[
     (
         "Main room",
@@ -193,6 +197,28 @@ fn booking_hours() -> TimeSlotRules {
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
     let db = app.db.create_tenant("Demo Bistro", "demo", "USD", "UTC")?;
     app.write(&db, "system:demo", |tx| {
+        for (position, name) in STATIONS.iter().enumerate() {
+            let station = NewStation {
+                name: name.to_string(),
+                kind: None,
+                warn_after_minutes: None,
+                late_after_minutes: None,
+                active: None,
+                position: Some(position as i64 + 1),
+            };
+            kitchen::create_station(tx, &station)?;
+        }
+        kitchen::create_station(
+            tx,
+            &NewStation {
+                name: "Expo".to_string(),
+                kind: Some(StationKind::Expo),
+                warn_after_minutes: None,
+                late_after_minutes: None,
+                active: None,
+                position: Some(STATIONS.len() as i64 + 1),
+            },
+        )?;
         for (position, (category, items)) in MENU.iter().enumerate() {
             let category_id = menu::insert_category(tx, category, position as i64)?.id;
             for (name, description, price, station, modifiers) in items.iter() {

@@ -9,6 +9,7 @@
 pub mod auth;
 pub mod body;
 pub mod idempotency;
+pub mod kitchen;
 pub mod menu;
 pub mod notifications;
 pub mod openapi;
@@ -66,6 +67,7 @@ pub const GROUPS: &[Group] = &[
     queue::GROUP,
     sessions::GROUP,
     reservations::GROUP,
+    kitchen::GROUP,
     public::GROUP,
     settings::GROUP,
     webhooks::GROUP,

@@ -118,6 +118,12 @@ permissions! {
     NotificationsRead => "notifications.read",
     /// The live event stream (each caller receives only the events it may read).
     EventsStream => "events.stream",
+    /// See the kitchen's stations, tickets and all-day counts.
+    KitchenRead => "kitchen.read",
+    /// Start, bump, recall and acknowledge tickets; move their items.
+    KitchenWork => "kitchen.work",
+    /// Create and change stations.
+    KitchenStations => "kitchen.stations",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -138,6 +144,9 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         QueueWrite | ReservationsWrite => matches!(role, Owner | Manager | Host),
         SessionsWrite => matches!(role, Owner | Manager | Host | Server),
         SettingsRead => true,
+        KitchenRead => matches!(role, Owner | Manager | Kitchen | Cashier | Server),
+        KitchenWork => matches!(role, Owner | Manager | Kitchen),
+        KitchenStations => matches!(role, Owner | Manager),
     }
 }
 
@@ -159,6 +168,7 @@ pub fn to_receive(event: &str) -> Permission {
     match event.split_once('.').map_or(event, |(group, _)| group) {
         "order" => Permission::OrdersRead,
         "session" | "reservation" => Permission::DiningRead,
+        "kitchen" => Permission::KitchenRead,
         // Webhook tests carry nothing but who asked for them.
         _ => Permission::EventsStream,
     }
@@ -190,5 +200,7 @@ mod tests {
         assert!(!receives(Role::Kitchen, "session.closed"));
         assert!(receives(Role::Host, "reservation.created"));
         assert!(receives(Role::Kitchen, "webhook.test"));
+        assert!(receives(Role::Kitchen, "kitchen.ticket.bumped"));
+        assert!(!receives(Role::Host, "kitchen.ticket.created"));
     }
 }

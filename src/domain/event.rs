@@ -1,6 +1,7 @@
 //! The event catalogue: one typed variant per event, with the `data` each one
-//! carries. The contract's twelve are written to the outbox and delivered; every
-//! event, written or not, reaches the reactions registered in `reactions.rs`.
+//! carries. Every event is written to the outbox (and so streamed live) and
+//! reaches the reactions registered in `reactions.rs`; a webhook endpoint gets
+//! the contract's twelve unless it subscribes to others (`kitchen.*`).
 //!
 //! The payload types are plain data, built by the group that owns the change, so
 //! this module depends on no group and every group can emit.
@@ -74,6 +75,10 @@ pub enum Event {
     ReservationCompleted(ReservationData),
     ReservationNoShow(ReservationData),
     WebhookTest(WebhookTestData),
+    /// `data.ticket` is the kitchen ticket as `GET /kitchen/tickets` shows it.
+    KitchenTicketCreated(Value),
+    KitchenTicketUpdated(Value),
+    KitchenTicketBumped(Value),
 }
 
 impl Event {
@@ -93,6 +98,9 @@ impl Event {
             Event::ReservationCompleted(_) => "reservation.completed",
             Event::ReservationNoShow(_) => "reservation.no_show",
             Event::WebhookTest(_) => "webhook.test",
+            Event::KitchenTicketCreated(_) => "kitchen.ticket.created",
+            Event::KitchenTicketUpdated(_) => "kitchen.ticket.updated",
+            Event::KitchenTicketBumped(_) => "kitchen.ticket.bumped",
         }
     }
 
@@ -117,6 +125,9 @@ impl Event {
             Event::WebhookTest(test) => {
                 return serde_json::to_value(test).map_err(ApiError::internal)
             }
+            Event::KitchenTicketCreated(ticket)
+            | Event::KitchenTicketUpdated(ticket)
+            | Event::KitchenTicketBumped(ticket) => ("ticket", Ok(ticket.clone())),
         };
         let mut data = serde_json::Map::new();
         data.insert(key.to_string(), payload.map_err(ApiError::internal)?);

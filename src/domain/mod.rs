@@ -5,12 +5,14 @@
 //! Groups depend one way (see `README.md` beside this file, and the architecture
 //! test in `tests/api/architecture.rs`): `settings` under everything; `menu`,
 //! `tables`, `staff` and `webhooks` at the bottom; `orders` above them; `dining`
-//! (queue, sessions, reservations, the seatmap: the guest journey) above orders.
+//! (queue, sessions, reservations, the seatmap: the guest journey) and `kitchen`
+//! above orders.
 //! A lower group never calls a higher one; a higher group that must react to a
 //! lower one's change registers for its event in `reactions.rs`.
 
 pub mod dining;
 pub mod event;
+pub mod kitchen;
 pub mod menu;
 pub mod orders;
 pub mod reactions;

@@ -7,6 +7,7 @@
 
 use super::dining::sessions;
 use super::event::Event;
+use super::kitchen;
 use super::tx::Tx;
 use crate::error::ApiError;
 
@@ -14,6 +15,11 @@ pub fn react(tx: &mut Tx, event: &Event) -> Result<(), ApiError> {
     match event {
         // The party left: its queue ticket and its reservation are completed.
         Event::SessionClosed(session) => sessions::complete_visit(tx, session),
+        // A fired order's tickets follow its lines; a cancelled one cancels them.
+        Event::OrderCreated(order)
+        | Event::OrderUpdated(order)
+        | Event::OrderCompleted(order)
+        | Event::OrderCancelled(order) => kitchen::follow_order(tx, order),
         _ => Ok(()),
     }
 }

@@ -17,6 +17,7 @@ const RANKS: &[(&str, u8)] = &[
     ("webhooks", 3),
     ("orders", 4),
     ("dining", 5),
+    ("kitchen", 5),
     ("reactions", 6),
 ];
 

@@ -10,6 +10,7 @@ mod cli;
 mod clock;
 mod crash;
 mod errors;
+mod kitchen;
 mod menu;
 mod openapi;
 mod orders;

@@ -12,7 +12,8 @@ fn settings_are_read_and_changed() {
     assert_eq!(
         settings,
         json!({"business_name": "Test Bistro", "currency": "USD", "timezone": "UTC", "business_day_start_hour": 4,
-               "reservation_grace_minutes": 15, "auto_confirm_reservations": false, "table_hold_minutes": 60})
+               "reservation_grace_minutes": 15, "auto_confirm_reservations": false, "table_hold_minutes": 60,
+               "kitchen_auto_ready": true})
     );
     let changed = app
         .user(Role::Manager)

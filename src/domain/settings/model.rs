@@ -15,6 +15,8 @@ pub struct TenantSettings {
     pub auto_confirm_reservations: bool,
     /// Minutes before a reservation its assigned tables show as reserved.
     pub table_hold_minutes: i64,
+    /// An order whose kitchen tickets are all bumped becomes ready by itself.
+    pub kitchen_auto_ready: bool,
 }
 
 impl TenantSettings {
@@ -42,6 +44,8 @@ pub struct Settings {
     pub reservation_grace_minutes: i64,
     pub auto_confirm_reservations: bool,
     pub table_hold_minutes: i64,
+    /// An order whose kitchen tickets are all bumped becomes ready by itself.
+    pub kitchen_auto_ready: bool,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -53,4 +57,5 @@ pub struct SettingsPatch {
     pub reservation_grace_minutes: Option<i64>,
     pub auto_confirm_reservations: Option<bool>,
     pub table_hold_minutes: Option<i64>,
+    pub kitchen_auto_ready: Option<bool>,
 }

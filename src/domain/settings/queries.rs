@@ -15,12 +15,13 @@ pub fn load(conn: &Connection) -> Result<TenantSettings, ApiError> {
         reservation_grace_minutes: view.reservation_grace_minutes,
         auto_confirm_reservations: view.auto_confirm_reservations,
         table_hold_minutes: view.table_hold_minutes,
+        kitchen_auto_ready: view.kitchen_auto_ready,
     })
 }
 
 pub fn get_settings(conn: &Connection) -> Result<Settings, ApiError> {
     Ok(conn.prepare_cached("SELECT business_name, currency, timezone, business_day_start_hour, reservation_grace_minutes, \
-         auto_confirm_reservations, table_hold_minutes FROM settings WHERE id = 1")?.query_row([],
+         auto_confirm_reservations, table_hold_minutes, kitchen_auto_ready FROM settings WHERE id = 1")?.query_row([],
         |r| {
             Ok(Settings {
                 business_name: r.get(0)?,
@@ -30,6 +31,7 @@ pub fn get_settings(conn: &Connection) -> Result<Settings, ApiError> {
                 reservation_grace_minutes: r.get(4)?,
                 auto_confirm_reservations: r.get(5)?,
                 table_hold_minutes: r.get(6)?,
+                kitchen_auto_ready: r.get(7)?,
             })
         },
     )?)
@@ -65,9 +67,23 @@ pub fn update_settings(tx: &Transaction, patch: &SettingsPatch) -> Result<Settin
     let auto_confirm = patch
         .auto_confirm_reservations
         .unwrap_or(current.auto_confirm_reservations);
+    let auto_ready = patch
+        .kitchen_auto_ready
+        .unwrap_or(current.kitchen_auto_ready);
     checks.finish()?;
-    tx.prepare_cached("UPDATE settings SET business_name = ?1, timezone = ?2, business_day_start_hour = ?3, \
-         reservation_grace_minutes = ?4, table_hold_minutes = ?5, auto_confirm_reservations = ?6 WHERE id = 1")?.execute(params![business_name, timezone, start_hour, grace, hold, auto_confirm],
-    )?;
+    tx.prepare_cached(
+        "UPDATE settings SET business_name = ?1, timezone = ?2, business_day_start_hour = ?3, \
+         reservation_grace_minutes = ?4, table_hold_minutes = ?5, auto_confirm_reservations = ?6, \
+         kitchen_auto_ready = ?7 WHERE id = 1",
+    )?
+    .execute(params![
+        business_name,
+        timezone,
+        start_hour,
+        grace,
+        hold,
+        auto_confirm,
+        auto_ready
+    ])?;
     get_settings(tx)
 }

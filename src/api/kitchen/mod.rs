@@ -1,0 +1,229 @@
+//! The kitchen over HTTP: stations, the ticket board, the cooks' moves and the
+//! all-day counts. The rules live in `domain::kitchen`.
+
+use rocket::{delete, get, patch, post};
+
+use crate::api::body::JsonBody;
+use crate::api::pagination::{self, Page};
+use crate::api::reply::Reply;
+use crate::auth::{perm, Can};
+use crate::domain::kitchen::{self, *};
+use crate::domain::validate::{path_id, query_filter};
+use crate::error::{ApiError, Problem};
+
+super::group![
+    list_stations,
+    create_station,
+    get_station,
+    update_station,
+    delete_station,
+    list_tickets,
+    get_ticket,
+    start_ticket,
+    bump_ticket,
+    recall_ticket,
+    acknowledge_ticket,
+    start_item,
+    ready_item,
+    all_day
+];
+
+/// The kitchen's stations, in display order.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Page<Station>), (status = 403, body = Problem)))]
+#[get("/kitchen/stations")]
+async fn list_stations(caller: Can<perm::KitchenRead>) -> Result<Reply, ApiError> {
+    caller
+        .read(move |conn| {
+            Reply::ok(Page {
+                data: kitchen::list_stations(conn)?,
+                next_cursor: None,
+            })
+        })
+        .await
+}
+
+/// Add a station; lines go to the station their menu item names.
+#[utoipa::path(tag = "Kitchen", request_body = NewStation, responses(
+    (status = 201, body = Station), (status = 409, body = Problem), (status = 422, body = Problem)))]
+#[post("/kitchen/stations", data = "<body>")]
+async fn create_station(
+    caller: Can<perm::KitchenStations>,
+    body: JsonBody<NewStation>,
+) -> Result<Reply, ApiError> {
+    caller
+        .write(move |tx| Reply::created(kitchen::create_station(tx, &body)?))
+        .await
+}
+
+/// A station.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Station), (status = 404, body = Problem)))]
+#[get("/kitchen/stations/<id>")]
+async fn get_station(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "station")?;
+    caller
+        .read(move |conn| Reply::ok(kitchen::get_station(conn, &id)?))
+        .await
+}
+
+/// Change a station; `active: false` stops sending it lines.
+#[utoipa::path(tag = "Kitchen", request_body = StationPatch, responses(
+    (status = 200, body = Station), (status = 404, body = Problem), (status = 422, body = Problem)))]
+#[patch("/kitchen/stations/<id>", data = "<body>")]
+async fn update_station(
+    caller: Can<perm::KitchenStations>,
+    id: &str,
+    body: JsonBody<StationPatch>,
+) -> Result<Reply, ApiError> {
+    let id = path_id(id, "station")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::update_station(tx, &id, &body)?))
+        .await
+}
+
+/// Delete a station that never had a ticket.
+#[utoipa::path(tag = "Kitchen", responses(
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[delete("/kitchen/stations/<id>")]
+async fn delete_station(caller: Can<perm::KitchenStations>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "station")?;
+    caller
+        .write(move |tx| kitchen::delete_station(tx, &id))
+        .await?;
+    Ok(Reply::no_content())
+}
+
+/// The board, oldest first: open tickets and cancelled ones not yet acknowledged,
+/// or those of one `status`. An expo station sees every station's tickets.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Page<Ticket>), (status = 422, body = Problem)))]
+#[get("/kitchen/tickets?<station_id>&<status>&<limit>&<cursor>")]
+async fn list_tickets(
+    caller: Can<perm::KitchenRead>,
+    station_id: Option<&str>,
+    status: Option<&str>,
+    limit: Option<&str>,
+    cursor: Option<&str>,
+) -> Result<Reply, ApiError> {
+    let station_id = station_id
+        .map(|s| {
+            path_id(s, "station")
+                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
+        })
+        .transpose()?;
+    let filter = TicketFilter {
+        station_id,
+        status: query_filter("status", status, TicketStatus::parse)?,
+        after: cursor.map(str::to_string),
+        limit: pagination::limit(limit)?,
+    };
+    let now = caller.app.clock.now();
+    caller
+        .read(move |conn| {
+            let rows = kitchen::list_tickets(conn, &filter, now)?;
+            Reply::ok(pagination::page(rows, filter.limit, |t| t.id.clone()))
+        })
+        .await
+}
+
+/// A ticket with its items.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem)))]
+#[get("/kitchen/tickets/<id>")]
+async fn get_ticket(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    let now = caller.app.clock.now();
+    caller
+        .read(move |conn| Reply::ok(kitchen::get_ticket(conn, &id, now)?))
+        .await
+}
+
+/// A cook starts the ticket: its queued items are cooking.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/start")]
+async fn start_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::start_ticket(tx, &id)?))
+        .await
+}
+
+/// The ticket is done; the order becomes ready when all its tickets are.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/bump")]
+async fn bump_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::bump_ticket(tx, &id)?))
+        .await
+}
+
+/// Bring a bumped ticket back to the board.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/recall")]
+async fn recall_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::recall_ticket(tx, &id)?))
+        .await
+}
+
+/// A cook saw the cancellation: the ticket leaves the board.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/acknowledge")]
+async fn acknowledge_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::acknowledge_ticket(tx, &id)?))
+        .await
+}
+
+async fn move_item(
+    caller: Can<perm::KitchenWork>,
+    id: &str,
+    line_id: &str,
+    next: ItemState,
+) -> Result<Reply, ApiError> {
+    let id = path_id(id, "ticket")?;
+    let line_id = path_id(line_id, "ticket item")?;
+    caller
+        .write(move |tx| Reply::ok(kitchen::move_item(tx, &id, &line_id, next)?))
+        .await
+}
+
+/// The item is cooking.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/items/<line_id>/start")]
+async fn start_item(
+    caller: Can<perm::KitchenWork>,
+    id: &str,
+    line_id: &str,
+) -> Result<Reply, ApiError> {
+    move_item(caller, id, line_id, ItemState::Cooking).await
+}
+
+/// The item is ready.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[post("/kitchen/tickets/<id>/items/<line_id>/ready")]
+async fn ready_item(
+    caller: Can<perm::KitchenWork>,
+    id: &str,
+    line_id: &str,
+) -> Result<Reply, ApiError> {
+    move_item(caller, id, line_id, ItemState::Ready).await
+}
+
+/// How many of each item, by modifiers, are still to cook on the open tickets.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = AllDay), (status = 422, body = Problem)))]
+#[get("/kitchen/all-day?<station_id>")]
+async fn all_day(
+    caller: Can<perm::KitchenRead>,
+    station_id: Option<&str>,
+) -> Result<Reply, ApiError> {
+    let station_id = station_id
+        .map(|s| {
+            path_id(s, "station")
+                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
+        })
+        .transpose()?;
+    caller
+        .read(move |conn| Reply::ok(kitchen::all_day(conn, station_id.as_deref())?))
+        .await
+}

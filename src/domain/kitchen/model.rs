@@ -1,0 +1,196 @@
+//! Kitchen types: stations, tickets and their items, and the state machines.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum StationKind {
+    /// Cooks the tickets sent to it.
+    Prep,
+    /// Sees every station's tickets, to send plates out.
+    Expo,
+}
+
+impl StationKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            StationKind::Prep => "prep",
+            StationKind::Expo => "expo",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "prep" => Some(StationKind::Prep),
+            "expo" => Some(StationKind::Expo),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Station {
+    pub id: String,
+    pub name: String,
+    pub kind: StationKind,
+    /// A ticket open this long shows as running late.
+    pub warn_after_minutes: i64,
+    /// A ticket open this long shows as late.
+    pub late_after_minutes: i64,
+    pub active: bool,
+    pub position: i64,
+    /// Lines whose item names no existing station go here.
+    pub is_default: bool,
+    pub created_at: String,
+    pub updated_at: String,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewStation {
+    pub name: String,
+    pub kind: Option<StationKind>,
+    pub warn_after_minutes: Option<i64>,
+    pub late_after_minutes: Option<i64>,
+    pub active: Option<bool>,
+    pub position: Option<i64>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct StationPatch {
+    pub name: Option<String>,
+    pub kind: Option<StationKind>,
+    pub warn_after_minutes: Option<i64>,
+    pub late_after_minutes: Option<i64>,
+    pub active: Option<bool>,
+    pub position: Option<i64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum TicketStatus {
+    Open,
+    Done,
+    Cancelled,
+}
+
+impl TicketStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TicketStatus::Open => "open",
+            TicketStatus::Done => "done",
+            TicketStatus::Cancelled => "cancelled",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "open" => Some(TicketStatus::Open),
+            "done" => Some(TicketStatus::Done),
+            "cancelled" => Some(TicketStatus::Cancelled),
+            _ => None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ItemState {
+    Queued,
+    Cooking,
+    Ready,
+}
+
+impl ItemState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ItemState::Queued => "queued",
+            ItemState::Cooking => "cooking",
+            ItemState::Ready => "ready",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        match text {
+            "queued" => Some(ItemState::Queued),
+            "cooking" => Some(ItemState::Cooking),
+            "ready" => Some(ItemState::Ready),
+            _ => None,
+        }
+    }
+
+    /// `queued → cooking → ready`; a queued item may be marked ready at once.
+    pub fn can_become(self, next: ItemState) -> bool {
+        matches!(
+            (self, next),
+            (ItemState::Queued, ItemState::Cooking)
+                | (ItemState::Queued | ItemState::Cooking, ItemState::Ready)
+        )
+    }
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct TicketItem {
+    /// The order line this item came from.
+    pub line_id: String,
+    pub name: String,
+    pub quantity: i64,
+    /// How many of `quantity` were taken off the order: the cook must see them.
+    pub voided_quantity: i64,
+    pub modifiers: Vec<String>,
+    pub notes: Option<String>,
+    pub course: i64,
+    pub state: ItemState,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Ticket {
+    pub id: String,
+    pub order_id: String,
+    pub order_number: String,
+    pub order_type: String,
+    pub table_name: Option<String>,
+    pub customer_name: Option<String>,
+    pub station_id: String,
+    pub station_name: String,
+    pub status: TicketStatus,
+    /// Lines added to an order already in the kitchen.
+    pub addition: bool,
+    pub created_at: String,
+    pub started_at: Option<String>,
+    pub bumped_at: Option<String>,
+    pub acknowledged_at: Option<String>,
+    /// Seconds since the ticket was made, until it was bumped.
+    pub elapsed_seconds: i64,
+    pub items: Vec<TicketItem>,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AllDayItem {
+    pub name: String,
+    pub modifiers: Vec<String>,
+    /// Still to cook across the open tickets.
+    pub quantity: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AllDay {
+    pub items: Vec<AllDayItem>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::ItemState::*;
+
+    #[test]
+    fn items_move_forward_only() {
+        assert!(Queued.can_become(Cooking));
+        assert!(Queued.can_become(Ready));
+        assert!(Cooking.can_become(Ready));
+        assert!(!Cooking.can_become(Queued));
+        assert!(!Ready.can_become(Cooking));
+        assert!(!Ready.can_become(Ready));
+    }
+}

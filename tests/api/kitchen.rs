@@ -1,0 +1,523 @@
+//! The kitchen: tickets made from fired orders and kept in step with them, the
+//! cooks' moves, the board, all-day counts, stations, roles and bad input.
+
+use brigade::auth::Role;
+use serde_json::{json, Value};
+
+use crate::helpers::{event_names, Client, TestApp};
+
+/// A menu with a grill and a bar item, a grill station and a bar station.
+struct Kitchen {
+    app: TestApp,
+    burger: String,
+    beer: String,
+    grill: String,
+    bar: String,
+}
+
+fn item(app: &TestApp, category: &Value, name: &str, station: &str) -> String {
+    app.owner
+        .post(
+            "/menu/items",
+            json!({"name": name, "category_id": category["id"], "price": 10, "tax_rate": 0,
+                   "kitchen_station": station, "modifiers": [{"name": "Rare", "price": 0}]}),
+        )
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+fn kitchen() -> Kitchen {
+    let app = TestApp::spawn();
+    let station = |name: &str| {
+        app.owner
+            .post("/kitchen/stations", json!({"name": name}))
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (grill, bar) = (station("Grill"), station("Bar"));
+    let category = app
+        .owner
+        .post("/menu/categories", json!({"name": "Food"}))
+        .expect(201);
+    let burger = item(&app, &category, "Burger", "grill");
+    let beer = item(&app, &category, "Lager", "Bar");
+    Kitchen {
+        app,
+        burger,
+        beer,
+        grill,
+        bar,
+    }
+}
+
+impl Kitchen {
+    fn order(&self, lines: Value) -> Value {
+        self.app
+            .owner
+            .post("/orders", json!({"order_type": "takeaway", "items": lines}))
+            .expect(201)
+    }
+
+    fn fire(&self, order: &Value) -> Value {
+        self.app
+            .owner
+            .post(
+                &format!("/orders/{}/status", order["id"].as_str().unwrap()),
+                json!({"status": "confirmed"}),
+            )
+            .expect(200)
+    }
+
+    fn board(&self, query: &str) -> Vec<Value> {
+        self.app
+            .owner
+            .get(&format!("/kitchen/tickets{query}"))
+            .expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
+    fn act(&self, client: &Client, ticket: &Value, verb: &str) -> crate::helpers::Res {
+        client.post(
+            &format!("/kitchen/tickets/{}/{verb}", ticket["id"].as_str().unwrap()),
+            json!({}),
+        )
+    }
+}
+
+fn line_ids(ticket: &Value) -> Vec<(String, i64, i64)> {
+    ticket["items"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| {
+            (
+                i["name"].as_str().unwrap().to_string(),
+                i["quantity"].as_i64().unwrap(),
+                i["voided_quantity"].as_i64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn a_fired_order_sends_one_ticket_per_station_and_nothing_before() {
+    let k = kitchen();
+    let order = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 2, "modifiers": ["Rare"], "notes": "no onion"},
+        {"menu_item_id": k.beer, "quantity": 1}
+    ]));
+    assert!(k.board("").is_empty(), "a pending order is not fired");
+    k.fire(&order);
+    let board = k.board("");
+    assert_eq!(board.len(), 2);
+    let grill = board
+        .iter()
+        .find(|t| t["station_id"] == k.grill.as_str())
+        .unwrap();
+    assert_eq!(grill["order_number"], order["order_number"]);
+    assert_eq!(grill["order_type"], "takeaway");
+    assert_eq!(grill["status"], "open");
+    assert_eq!(grill["addition"], false);
+    assert_eq!(grill["items"][0]["name"], "Burger");
+    assert_eq!(grill["items"][0]["quantity"], 2);
+    assert_eq!(grill["items"][0]["modifiers"], json!(["Rare"]));
+    assert_eq!(grill["items"][0]["notes"], "no onion");
+    assert_eq!(grill["items"][0]["state"], "queued");
+    let bar = board
+        .iter()
+        .find(|t| t["station_id"] == k.bar.as_str())
+        .unwrap();
+    assert_eq!(line_ids(bar), [("Lager".to_string(), 1, 0)]);
+    // Each station sees its own; an expo station would see both.
+    assert_eq!(k.board(&format!("?station_id={}", k.grill)).len(), 1);
+    let expo = k
+        .app
+        .owner
+        .post("/kitchen/stations", json!({"name": "Pass", "kind": "expo"}))
+        .expect(201);
+    assert_eq!(
+        k.board(&format!("?station_id={}", expo["id"].as_str().unwrap()))
+            .len(),
+        2
+    );
+    // The tickets' events are streamed but not sent to a webhook endpoint that
+    // did not ask for them.
+    let outbox = k.app.outbox(&k.app.tenant_id);
+    assert_eq!(
+        event_names(&outbox, &["kitchen."]),
+        ["kitchen.ticket.created", "kitchen.ticket.created"]
+    );
+    let deliveries = k
+        .app
+        .owner
+        .get("/webhooks/deliveries?limit=200")
+        .expect(200);
+    assert!(deliveries["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|d| !d["event"].as_str().unwrap().starts_with("kitchen.")));
+    // Moving the order along later fires nothing twice.
+    k.app
+        .owner
+        .post(
+            &format!("/orders/{}/status", order["id"].as_str().unwrap()),
+            json!({"status": "preparing"}),
+        )
+        .expect(200);
+    assert_eq!(k.board("").len(), 2);
+}
+
+#[test]
+fn additions_voids_and_cancellations_reach_the_kitchen() {
+    let k = kitchen();
+    let order = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 3},
+        {"menu_item_id": k.beer, "quantity": 2}
+    ]));
+    let order_id = order["id"].as_str().unwrap();
+    let fired = k.fire(&order);
+    let burger_line = fired["items"][0]["id"].as_str().unwrap().to_string();
+    let beer_line = fired["items"][1]["id"].as_str().unwrap().to_string();
+
+    // Added lines make an addition ticket.
+    k.app
+        .owner
+        .post(
+            &format!("/orders/{order_id}/items"),
+            json!({"items": [{"menu_item_id": k.burger, "quantity": 1}]}),
+        )
+        .expect(200);
+    let grill: Vec<Value> = k.board(&format!("?station_id={}", k.grill));
+    assert_eq!(grill.len(), 2);
+    assert_eq!(grill[1]["addition"], true);
+    assert_eq!(line_ids(&grill[1]), [("Burger".to_string(), 1, 0)]);
+
+    // A reduced line stays with its voided part; a removed line is all void.
+    k.app
+        .owner
+        .patch(
+            &format!("/orders/{order_id}/items/{burger_line}"),
+            json!({"quantity": 1}),
+        )
+        .expect(200);
+    k.app
+        .owner
+        .delete(&format!("/orders/{order_id}/items/{beer_line}"))
+        .expect(200);
+    let grill = k.board(&format!("?station_id={}", k.grill));
+    assert_eq!(line_ids(&grill[0]), [("Burger".to_string(), 3, 2)]);
+    let bar = k.board(&format!("?station_id={}", k.bar));
+    assert_eq!(line_ids(&bar[0]), [("Lager".to_string(), 2, 2)]);
+
+    // A voided item cannot be cooked.
+    let kitchen_user = k.app.user(Role::Kitchen);
+    kitchen_user
+        .post(
+            &format!(
+                "/kitchen/tickets/{}/items/{beer_line}/start",
+                bar[0]["id"].as_str().unwrap()
+            ),
+            json!({}),
+        )
+        .expect_problem(409, "illegal_transition");
+
+    // Cancelling the order cancels its tickets until acknowledged.
+    k.app
+        .owner
+        .post(&format!("/orders/{order_id}/cancel"), json!({}))
+        .expect(200);
+    let board = k.board("");
+    assert_eq!(board.len(), 3);
+    assert!(board.iter().all(|t| t["status"] == "cancelled"));
+    for ticket in &board {
+        k.act(&kitchen_user, ticket, "acknowledge").expect(200);
+    }
+    assert!(
+        k.board("").is_empty(),
+        "acknowledged tickets leave the board"
+    );
+    k.act(&kitchen_user, &board[0], "acknowledge")
+        .expect_problem(409, "illegal_transition");
+    k.act(&kitchen_user, &board[0], "bump")
+        .expect_problem(409, "illegal_transition");
+}
+
+#[test]
+fn bumping_every_ticket_makes_the_order_ready_and_recall_reopens() {
+    let k = kitchen();
+    let order = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 1},
+        {"menu_item_id": k.beer, "quantity": 1}
+    ]));
+    let order_id = order["id"].as_str().unwrap().to_string();
+    k.fire(&order);
+    let cook = k.app.user(Role::Kitchen);
+    let board = k.board("");
+    let first = k.act(&cook, &board[0], "start").expect(200);
+    assert!(first["started_at"].is_string());
+    assert_eq!(first["items"][0]["state"], "cooking");
+    let bumped = k.act(&cook, &board[0], "bump").expect(200);
+    assert_eq!(bumped["status"], "done");
+    let get = |id: &str| k.app.owner.get(&format!("/orders/{id}")).expect(200);
+    assert_eq!(
+        get(&order_id)["status"],
+        "confirmed",
+        "one ticket still open"
+    );
+    k.act(&cook, &board[0], "bump")
+        .expect_problem(409, "illegal_transition");
+    let recalled = k.act(&cook, &board[0], "recall").expect(200);
+    assert_eq!(recalled["status"], "open");
+    assert_eq!(recalled["bumped_at"], Value::Null);
+    k.act(&cook, &board[0], "bump").expect(200);
+    k.act(&cook, &board[1], "bump").expect(200);
+    assert_eq!(get(&order_id)["status"], "ready", "every ticket is bumped");
+    let outbox = k.app.outbox(&k.app.tenant_id);
+    let order_events = event_names(&outbox, &["order."]);
+    assert_eq!(order_events.last().unwrap(), "order.updated");
+    assert_eq!(
+        outbox.last().unwrap()["data"]["order"]["status"],
+        "ready",
+        "the move to ready is an order event"
+    );
+    assert!(k.board("").is_empty());
+    assert_eq!(k.board("?status=done").len(), 2);
+}
+
+#[test]
+fn with_auto_ready_off_the_order_waits_for_the_floor() {
+    let k = kitchen();
+    k.app
+        .owner
+        .patch("/settings", json!({"kitchen_auto_ready": false}))
+        .expect(200);
+    let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    k.fire(&order);
+    let cook = k.app.user(Role::Kitchen);
+    k.act(&cook, &k.board("")[0], "bump").expect(200);
+    let id = order["id"].as_str().unwrap();
+    assert_eq!(
+        k.app.owner.get(&format!("/orders/{id}")).expect(200)["status"],
+        "confirmed"
+    );
+}
+
+#[test]
+fn items_move_queued_cooking_ready_and_never_back() {
+    let k = kitchen();
+    let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    let line = k.fire(&order)["items"][0]["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let ticket = &k.board("")[0];
+    let cook = k.app.user(Role::Kitchen);
+    let path = |verb: &str| {
+        format!(
+            "/kitchen/tickets/{}/items/{line}/{verb}",
+            ticket["id"].as_str().unwrap()
+        )
+    };
+    assert_eq!(
+        cook.post(&path("start"), json!({})).expect(200)["items"][0]["state"],
+        "cooking"
+    );
+    cook.post(&path("start"), json!({}))
+        .expect_problem(409, "illegal_transition");
+    assert_eq!(
+        cook.post(&path("ready"), json!({})).expect(200)["items"][0]["state"],
+        "ready"
+    );
+    cook.post(&path("ready"), json!({}))
+        .expect_problem(409, "illegal_transition");
+    let unknown = uuid::Uuid::now_v7();
+    cook.post(
+        &format!(
+            "/kitchen/tickets/{}/items/{unknown}/ready",
+            ticket["id"].as_str().unwrap()
+        ),
+        json!({}),
+    )
+    .expect_problem(404, "not_found");
+}
+
+#[test]
+fn all_day_counts_what_is_left_to_cook() {
+    let k = kitchen();
+    let first = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 2, "modifiers": ["Rare"]},
+        {"menu_item_id": k.beer, "quantity": 1}
+    ]));
+    let second = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 3, "modifiers": ["Rare"]},
+        {"menu_item_id": k.burger, "quantity": 1}
+    ]));
+    k.fire(&first);
+    let fired = k.fire(&second);
+    // One line of the second order is already cooked.
+    let grill_tickets = k.board(&format!("?station_id={}", k.grill));
+    let cook = k.app.user(Role::Kitchen);
+    let plain_line = fired["items"][1]["id"].as_str().unwrap();
+    cook.post(
+        &format!(
+            "/kitchen/tickets/{}/items/{plain_line}/ready",
+            grill_tickets[1]["id"].as_str().unwrap()
+        ),
+        json!({}),
+    )
+    .expect(200);
+    let all = k
+        .app
+        .owner
+        .get(&format!("/kitchen/all-day?station_id={}", k.grill))
+        .expect(200);
+    assert_eq!(
+        all["items"],
+        json!([{"name": "Burger", "modifiers": ["Rare"], "quantity": 5}])
+    );
+    let everything = k.app.owner.get("/kitchen/all-day").expect(200);
+    assert_eq!(
+        everything["items"],
+        json!([
+            {"name": "Burger", "modifiers": ["Rare"], "quantity": 5},
+            {"name": "Lager", "modifiers": [], "quantity": 1}
+        ])
+    );
+}
+
+#[test]
+fn roles_tenants_and_bad_input_are_refused() {
+    let k = kitchen();
+    let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    k.fire(&order);
+    let ticket = k.board("")[0].clone();
+    // A cashier reads the board but cannot bump; a host cannot read it.
+    let cashier = k.app.user(Role::Cashier);
+    assert_eq!(
+        cashier.get("/kitchen/tickets").expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+    k.act(&cashier, &ticket, "bump")
+        .expect_problem(403, "permission_denied");
+    k.app
+        .user(Role::Host)
+        .get("/kitchen/tickets")
+        .expect_problem(403, "permission_denied");
+    // The kitchen works tickets but reads no reservations and edits no stations.
+    let cook = k.app.user(Role::Kitchen);
+    cook.get("/reservations")
+        .expect_problem(403, "permission_denied");
+    cook.post("/kitchen/stations", json!({"name": "Wok"}))
+        .expect_problem(403, "permission_denied");
+    // Another tenant's ticket is unknown.
+    let (_, other) = k.app.second_tenant("other");
+    other
+        .post(
+            &format!("/kitchen/tickets/{}/bump", ticket["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .expect_problem(404, "not_found");
+    other
+        .get(&format!(
+            "/kitchen/tickets/{}",
+            ticket["id"].as_str().unwrap()
+        ))
+        .expect_problem(404, "not_found");
+    // Bad input changes nothing.
+    k.app
+        .owner
+        .post_raw("/kitchen/stations", "application/json", b"{\"name\": ")
+        .expect_problem(400, "malformed_json");
+    k.app
+        .owner
+        .post("/kitchen/stations", json!({"kind": "prep"}))
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .post(
+            "/kitchen/stations",
+            json!({"name": "Wok", "warn_after_minutes": "soon"}),
+        )
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .post(
+            "/kitchen/stations",
+            json!({"name": "Wok", "warn_after_minutes": 20, "late_after_minutes": 10}),
+        )
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .get("/kitchen/tickets?station_id=not-a-station")
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .get("/kitchen/tickets?status=eaten")
+        .expect_problem(422, "validation_failed");
+    let stations = k.app.owner.get("/kitchen/stations").expect(200);
+    assert_eq!(
+        stations["data"].as_array().unwrap().len(),
+        3,
+        "Kitchen, Grill, Bar"
+    );
+}
+
+#[test]
+fn stations_are_managed_and_the_default_stays() {
+    let k = kitchen();
+    let stations = k.app.owner.get("/kitchen/stations").expect(200);
+    let default = stations["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["is_default"] == true)
+        .unwrap()
+        .clone();
+    assert_eq!(default["name"], "Kitchen");
+    let default_id = default["id"].as_str().unwrap();
+    k.app
+        .owner
+        .delete(&format!("/kitchen/stations/{default_id}"))
+        .expect_problem(409, "station_in_use");
+    k.app
+        .owner
+        .patch(
+            &format!("/kitchen/stations/{default_id}"),
+            json!({"active": false}),
+        )
+        .expect_problem(422, "validation_failed");
+    // A line whose station is gone goes to the default station.
+    k.app
+        .owner
+        .patch(
+            &format!("/kitchen/stations/{}", k.bar),
+            json!({"active": false, "warn_after_minutes": 3, "late_after_minutes": 6}),
+        )
+        .expect(200);
+    let order = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    k.fire(&order);
+    assert_eq!(k.board("")[0]["station_name"], "Kitchen");
+    // A station with tickets stays; one without goes.
+    k.app
+        .owner
+        .delete(&format!("/kitchen/stations/{default_id}"))
+        .expect_problem(409, "station_in_use");
+    k.app
+        .owner
+        .delete(&format!("/kitchen/stations/{}", k.grill))
+        .expect(204);
+    k.app
+        .owner
+        .get(&format!("/kitchen/stations/{}", k.grill))
+        .expect_problem(404, "not_found");
+}

@@ -60,6 +60,30 @@ pub struct WebhookTestData {
     pub requested_by: String,
 }
 
+/// The contract's catalogue: what a webhook endpoint receives unless it lists
+/// its own events.
+pub const CONTRACT_EVENTS: [&str; 12] = [
+    "order.created",
+    "order.updated",
+    "order.completed",
+    "order.cancelled",
+    "session.created",
+    "session.closed",
+    "reservation.created",
+    "reservation.confirmed",
+    "reservation.cancelled",
+    "reservation.checked_in",
+    "reservation.completed",
+    "reservation.no_show",
+];
+
+/// Events beyond the contract that an endpoint may subscribe to.
+pub const OTHER_EVENTS: [&str; 3] = [
+    "kitchen.ticket.created",
+    "kitchen.ticket.updated",
+    "kitchen.ticket.bumped",
+];
+
 #[derive(Debug, Clone)]
 pub enum Event {
     OrderCreated(OrderData),

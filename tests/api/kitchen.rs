@@ -521,3 +521,73 @@ fn stations_are_managed_and_the_default_stays() {
         .get(&format!("/kitchen/stations/{}", k.grill))
         .expect_problem(404, "not_found");
 }
+
+#[test]
+fn a_webhook_endpoint_gets_kitchen_events_only_when_it_lists_them() {
+    let k = kitchen();
+    let receiver = crate::receiver::Receiver::start();
+    k.app
+        .owner
+        .put(
+            "/settings/webhook",
+            json!({"url": receiver.url, "enabled": true,
+                   "events": ["order.created", "kitchen.ticket.created", "kitchen.ticket.bumped", "kitchen.ticket.created"]}),
+        )
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .put(
+            "/settings/webhook",
+            json!({"url": receiver.url, "enabled": true, "events": ["order.confirmed"]}),
+        )
+        .expect_problem(422, "validation_failed");
+    let endpoint = k
+        .app
+        .owner
+        .put(
+            "/settings/webhook",
+            json!({"url": receiver.url, "enabled": true,
+                   "events": ["order.created", "kitchen.ticket.created", "kitchen.ticket.bumped"]}),
+        )
+        .expect(200);
+    assert_eq!(
+        endpoint["events"],
+        json!([
+            "order.created",
+            "kitchen.ticket.created",
+            "kitchen.ticket.bumped"
+        ])
+    );
+    let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    k.fire(&order);
+    let ticket = k.board("")[0].clone();
+    k.act(&k.app.user(Role::Kitchen), &ticket, "bump")
+        .expect(200);
+    let names: Vec<String> = receiver
+        .wait_for(3)
+        .iter()
+        .map(|r| r.json()["event"].as_str().unwrap().to_string())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "order.created",
+            "kitchen.ticket.created",
+            "kitchen.ticket.bumped"
+        ],
+        "neither order.updated nor the order's move to ready"
+    );
+    let bumped = receiver.received()[2].json();
+    assert_eq!(bumped["data"]["ticket"]["id"], ticket["id"]);
+    assert_eq!(bumped["data"]["ticket"]["status"], "done");
+    // Without a list, the contract's twelve.
+    let fresh = TestApp::spawn();
+    let endpoint = fresh
+        .owner
+        .put(
+            "/settings/webhook",
+            json!({"url": receiver.url, "enabled": false}),
+        )
+        .expect(200);
+    assert_eq!(endpoint["events"].as_array().unwrap().len(), 12);
+}

@@ -43,9 +43,10 @@ async fn put_endpoint(
     body: JsonBody<EndpointInput>,
 ) -> Result<Reply, ApiError> {
     let url = body.validated_url()?;
+    let events = body.validated_events()?;
     let enabled = body.enabled;
     caller
-        .write(move |tx| Reply::ok(webhooks::put_endpoint(tx, &url, enabled)?))
+        .write(move |tx| Reply::ok(webhooks::put_endpoint(tx, &url, enabled, events)?))
         .await
 }
 

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use utoipa::ToSchema;
 
+use crate::domain::event::{CONTRACT_EVENTS, OTHER_EVENTS};
 use crate::domain::validate::Checks;
 use crate::error::ApiError;
 
@@ -16,6 +17,8 @@ pub struct WebhookEndpoint {
     pub url: Option<String>,
     pub enabled: bool,
     pub secret_last4: Option<String>,
+    /// The events sent to it: the contract's twelve unless others were chosen.
+    pub events: Vec<String>,
     pub updated_at: Option<String>,
     /// The signing secret, present only in the answer that created it.
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -28,9 +31,40 @@ pub struct EndpointInput {
     /// Where events are POSTed: an http or https URL with a host.
     pub url: String,
     pub enabled: bool,
+    /// The events to send; absent keeps the current list (at first, the contract's
+    /// twelve). Names from the contract's catalogue and `kitchen.ticket.*`.
+    pub events: Option<Vec<String>>,
 }
 
 impl EndpointInput {
+    /// The chosen events, each known and listed once, when a list was sent.
+    pub fn validated_events(&self) -> Result<Option<Vec<String>>, ApiError> {
+        let Some(events) = &self.events else {
+            return Ok(None);
+        };
+        let mut checks = Checks::new();
+        if events.is_empty() {
+            checks.fail(
+                "events",
+                "list at least one event, or switch the endpoint off",
+            );
+        }
+        for (i, name) in events.iter().enumerate() {
+            let known =
+                CONTRACT_EVENTS.contains(&name.as_str()) || OTHER_EVENTS.contains(&name.as_str());
+            if !known {
+                checks.fail(
+                    format!("events[{i}]"),
+                    format!("{name:?} is not an event Brigade sends"),
+                );
+            } else if events[..i].contains(name) {
+                checks.fail(format!("events[{i}]"), "is listed twice");
+            }
+        }
+        checks.finish()?;
+        Ok(Some(events.clone()))
+    }
+
     /// The URL, trimmed, once known to be an absolute http(s) URL with a host.
     pub fn validated_url(&self) -> Result<String, ApiError> {
         let mut checks = Checks::new();

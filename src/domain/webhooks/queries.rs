@@ -3,20 +3,28 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
 use super::model::*;
-use crate::domain::event::{Event, WebhookTestData};
+use crate::domain::event::{Event, WebhookTestData, CONTRACT_EVENTS};
 use crate::domain::Tx;
 use crate::error::ApiError;
+
+/// The events an endpoint takes: its own list, or the contract's catalogue.
+fn subscribed(events: Option<String>) -> Vec<String> {
+    events
+        .and_then(|list| serde_json::from_str(&list).ok())
+        .unwrap_or_else(|| CONTRACT_EVENTS.iter().map(|e| e.to_string()).collect())
+}
 
 pub fn get_endpoint(conn: &Connection) -> Result<WebhookEndpoint, ApiError> {
     let endpoint = conn
         .query_row(
-            "SELECT url, enabled, secret, updated_at FROM webhook_endpoint WHERE id = 1",
+            "SELECT url, enabled, secret, updated_at, events FROM webhook_endpoint WHERE id = 1",
             [],
             |r| {
                 Ok(WebhookEndpoint {
                     url: Some(r.get(0)?),
                     enabled: r.get(1)?,
                     secret_last4: Some(last4(&r.get::<_, String>(2)?)),
+                    events: subscribed(r.get(4)?),
                     updated_at: Some(r.get(3)?),
                     secret: None,
                 })
@@ -27,13 +35,21 @@ pub fn get_endpoint(conn: &Connection) -> Result<WebhookEndpoint, ApiError> {
         url: None,
         enabled: false,
         secret_last4: None,
+        events: subscribed(None),
         updated_at: None,
         secret: None,
     }))
 }
 
-/// Sets the URL and switch; the first time, also a secret, which is returned once.
-pub fn put_endpoint(tx: &mut Tx, url: &str, enabled: bool) -> Result<WebhookEndpoint, ApiError> {
+/// Sets the URL, the switch and, when given, the events sent; the first time,
+/// also a secret, which is returned once. Only events committed from now on
+/// follow a new list.
+pub fn put_endpoint(
+    tx: &mut Tx,
+    url: &str,
+    enabled: bool,
+    events: Option<Vec<String>>,
+) -> Result<WebhookEndpoint, ApiError> {
     // Events held back while no endpoint was enabled may go out now.
     tx.wake_delivery();
     let now = tx.now_text().to_string();
@@ -45,6 +61,10 @@ pub fn put_endpoint(tx: &mut Tx, url: &str, enabled: bool) -> Result<WebhookEndp
             "UPDATE webhook_endpoint SET url = ?1, enabled = ?2, updated_at = ?3 WHERE id = 1",
         )?
         .execute(params![url, enabled, now])?;
+    }
+    if let Some(events) = events {
+        tx.prepare_cached("UPDATE webhook_endpoint SET events = ?1 WHERE id = 1")?
+            .execute([serde_json::to_string(&events).map_err(ApiError::internal)?])?;
     }
     let mut endpoint = get_endpoint(tx)?;
     endpoint.secret = created.then_some(secret);

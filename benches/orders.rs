@@ -196,6 +196,7 @@ fn raw_create_rate(synchronous_full: bool, per_transaction: usize, duration: Dur
         quantity,
         modifiers,
         notes: None,
+        course: None,
     };
     let order = NewOrder {
         order_type: OrderType::Takeaway,
@@ -208,6 +209,7 @@ fn raw_create_rate(synchronous_full: bool, per_transaction: usize, duration: Dur
             line(&ids[1], 2, Some(vec!["Large".into()])),
             line(&ids[2], 1, None),
         ],
+        hold_courses: false,
     };
     let started = Instant::now();
     let mut count = 0u64;

@@ -64,6 +64,11 @@ CREATE TABLE kitchen_ticket_items (
 );
 CREATE INDEX kitchen_ticket_items_line ON kitchen_ticket_items(line_id);
 
+-- Courses: a dine-in order may hold its later courses off the kitchen's board
+-- until the floor fires them; NULL fires every course.
+ALTER TABLE order_items ADD COLUMN course INTEGER NOT NULL DEFAULT 1;
+ALTER TABLE orders ADD COLUMN fired_course INTEGER;
+
 -- An order whose tickets are all bumped becomes ready by itself.
 ALTER TABLE settings ADD COLUMN kitchen_auto_ready INTEGER NOT NULL DEFAULT 1;
 

@@ -43,7 +43,9 @@ fn a_fixed_clock_stamps_every_write_and_picks_the_business_day() {
                     quantity: 1,
                     modifiers: None,
                     notes: None,
+                    course: None,
                 }],
+                hold_courses: false,
             };
             orders::create_order(tx, &new, None)
         })

@@ -591,3 +591,64 @@ fn a_webhook_endpoint_gets_kitchen_events_only_when_it_lists_them() {
         .expect(200);
     assert_eq!(endpoint["events"].as_array().unwrap().len(), 12);
 }
+
+#[test]
+fn held_courses_wait_until_the_floor_fires_them() {
+    let k = kitchen();
+    let (_, tables) = k.app.floor_with_tables(&[4]);
+    let order = k
+        .app
+        .owner
+        .post(
+            "/orders",
+            json!({"order_type": "dine_in", "table_id": tables[0], "hold_courses": true, "items": [
+                {"menu_item_id": k.beer, "quantity": 2},
+                {"menu_item_id": k.burger, "quantity": 2, "course": 2}
+            ]}),
+        )
+        .expect(201);
+    let id = order["id"].as_str().unwrap();
+    assert_eq!(order["fired_course"], 1);
+    assert_eq!(order["items"][1]["course"], 2);
+    let fire = |course: i64| {
+        k.app
+            .owner
+            .post(&format!("/orders/{id}/fire"), json!({"course": course}))
+    };
+    fire(2).expect_problem(409, "order_not_fired");
+    k.fire(&order);
+    let board = k.board("");
+    assert_eq!(board.len(), 1, "only the first course: {board:?}");
+    assert_eq!(board[0]["station_id"], k.bar.as_str());
+    fire(1).expect_problem(409, "course_already_fired");
+    fire(10).expect_problem(422, "validation_failed");
+    k.app
+        .user(Role::Kitchen)
+        .post(&format!("/orders/{id}/fire"), json!({"course": 2}))
+        .expect_problem(403, "permission_denied");
+    let fired = fire(2).expect(200);
+    assert_eq!(fired["fired_course"], 2);
+    let grill = k.board(&format!("?station_id={}", k.grill));
+    assert_eq!(grill.len(), 1);
+    assert_eq!(grill[0]["addition"], false, "a fired course is no addition");
+    assert_eq!(grill[0]["items"][0]["course"], 2);
+    fire(2).expect_problem(409, "course_already_fired");
+    // Without held courses there is nothing to fire; takeaway holds nothing.
+    let plain = k.order(json!([{"menu_item_id": k.burger, "quantity": 1, "course": 2}]));
+    k.fire(&plain);
+    k.app
+        .owner
+        .post(
+            &format!("/orders/{}/fire", plain["id"].as_str().unwrap()),
+            json!({"course": 2}),
+        )
+        .expect_problem(409, "no_course_held");
+    k.app
+        .owner
+        .post(
+            "/orders",
+            json!({"order_type": "takeaway", "hold_courses": true,
+                   "items": [{"menu_item_id": k.burger, "quantity": 1}]}),
+        )
+        .expect_problem(422, "validation_failed");
+}

@@ -24,6 +24,7 @@ super::group![
     update_item,
     delete_item,
     change_status,
+    fire_course,
     cancel_order,
     add_payment,
     list_payments
@@ -187,6 +188,21 @@ async fn change_status(
         orders::change_status(tx, &id, next, None)
     })
     .await
+}
+
+/// Send a held course, and those before it, to the kitchen.
+#[utoipa::path(tag = "Orders", request_body = FireCourse, responses(
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Not confirmed yet, nothing held, or already fired"),
+    (status = 422, body = Problem)))]
+#[post("/orders/<id>/fire", data = "<body>")]
+async fn fire_course(
+    caller: Can<perm::OrdersWrite>,
+    id: &str,
+    body: JsonBody<FireCourse>,
+) -> Result<Reply, ApiError> {
+    let id = path_id(id, "order")?;
+    let course = body.course;
+    write_order(&caller, move |tx| orders::fire_course(tx, &id, course)).await
 }
 
 /// Cancel an order that is not yet completed. The body is optional.

@@ -206,26 +206,27 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
     let exponent = tx.exponent()?;
     let order = orders::get_order(tx, order_id, exponent)?;
     let mut sent: HashMap<String, Vec<Sent>> = HashMap::new();
-    let had_tickets = {
+    // Courses already in the kitchen: more lines of one of them are an addition.
+    let mut courses_sent: Vec<i64> = Vec::new();
+    {
         let mut stmt = tx.prepare_cached(
-            "SELECT i.line_id, i.ticket_id, i.quantity - i.voided_quantity FROM kitchen_ticket_items i \
+            "SELECT i.line_id, i.ticket_id, i.quantity - i.voided_quantity, i.course FROM kitchen_ticket_items i \
              JOIN kitchen_tickets t ON t.id = i.ticket_id WHERE t.order_id = ?1 AND t.status <> 'cancelled' \
              ORDER BY t.created_at DESC, t.id DESC",
         )?;
         let mut rows = stmt.query([order_id])?;
-        let mut any = false;
         while let Some(r) = rows.next()? {
-            any = true;
             sent.entry(r.get(0)?).or_default().push(Sent {
                 ticket_id: r.get(1)?,
                 remaining: r.get(2)?,
             });
+            courses_sent.push(r.get(3)?);
         }
-        any
-    };
+    }
     let mut new_by_station: BTreeMap<String, Vec<(orders::OrderLine, i64)>> = BTreeMap::new();
     let mut voided: Vec<(String, String, i64)> = Vec::new();
-    for line in &order.items {
+    let fired = |line: &orders::OrderLine| order.fired_course.is_none_or(|c| line.course <= c);
+    for line in order.items.iter().filter(|l| fired(l)) {
         let on_tickets: i64 = sent
             .get(&line.id)
             .map_or(0, |s| s.iter().map(|s| s.remaining).sum());
@@ -267,17 +268,18 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
         announce(tx, &ticket_id, Event::KitchenTicketUpdated)?;
     }
     for (station_id, lines) in new_by_station {
+        let addition = lines.iter().any(|(l, _)| courses_sent.contains(&l.course));
         let ticket_id = Uuid::now_v7().to_string();
         tx.execute(
             "INSERT INTO kitchen_tickets (id, order_id, station_id, status, addition, created_at, updated_at) \
              VALUES (?1, ?2, ?3, 'open', ?4, ?5, ?5)",
-            params![ticket_id, order_id, station_id, had_tickets, tx.now_text()],
+            params![ticket_id, order_id, station_id, addition, tx.now_text()],
         )?;
         for (position, (line, quantity)) in lines.iter().enumerate() {
             let modifiers: Vec<&str> = line.modifiers.iter().map(|m| m.name.as_str()).collect();
             tx.execute(
                 "INSERT INTO kitchen_ticket_items (ticket_id, line_id, name, quantity, modifiers, notes, course, position) \
-                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, 1, ?7)",
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 params![
                     ticket_id,
                     line.id,
@@ -285,6 +287,7 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
                     quantity,
                     serde_json::to_string(&modifiers).map_err(ApiError::internal)?,
                     line.notes,
+                    line.course,
                     position as i64
                 ],
             )?;

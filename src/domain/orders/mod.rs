@@ -11,6 +11,6 @@ pub use model::*;
 pub use payments::*;
 pub use read::*;
 pub use write::{
-    add_lines, change_status, create_order, delete_line, move_to_table, update_line, update_order,
-    PlacedTable,
+    add_lines, change_status, create_order, delete_line, fire_course, move_to_table, update_line,
+    update_order, PlacedTable,
 };

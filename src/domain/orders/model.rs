@@ -9,6 +9,14 @@ use crate::domain::validate::Checks;
 
 pub const MAX_LINES_PER_REQUEST: usize = 100;
 pub const MAX_QUANTITY: i64 = 999;
+pub const MAX_COURSE: i64 = 9;
+
+/// `POST /orders/{id}/fire`: send this course (and any before it) to the kitchen.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct FireCourse {
+    pub course: i64,
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
@@ -120,6 +128,8 @@ pub struct NewLine {
     /// Names of the item's modifiers to apply.
     pub modifiers: Option<Vec<String>>,
     pub notes: Option<String>,
+    /// The course the line is served in, 1 to 9 (default 1).
+    pub course: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -134,6 +144,10 @@ pub struct NewOrder {
     pub customer: Option<Customer>,
     pub notes: Option<String>,
     pub items: Vec<NewLine>,
+    /// Dine-in only: keep courses after the first off the kitchen's board until
+    /// they are fired (`POST /orders/{id}/fire`).
+    #[serde(default)]
+    pub hold_courses: bool,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -226,6 +240,7 @@ pub struct OrderLine {
     pub tax_rate: f64,
     pub line_total: f64,
     pub kitchen_station: Option<String>,
+    pub course: i64,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -241,6 +256,8 @@ pub struct Order {
     pub customer: Option<Customer>,
     pub notes: Option<String>,
     pub items: Vec<OrderLine>,
+    /// The last course sent to the kitchen; `null` when no course is held.
+    pub fired_course: Option<i64>,
     pub subtotal: f64,
     pub tax_amount: f64,
     pub discount_amount: f64,
@@ -289,6 +306,7 @@ pub struct PricedLine {
     pub notes: Option<String>,
     pub tax_rate: i64,
     pub kitchen_station: Option<String>,
+    pub course: i64,
 }
 
 /// Checks the shape of requested lines (not yet against the menu).
@@ -310,6 +328,9 @@ pub fn check_lines(lines: &[NewLine], checks: &mut Checks, field: &str) {
             1..=MAX_QUANTITY,
         );
         checks.optional_text(&format!("{field}[{i}].notes"), line.notes.as_deref(), 500);
+        if let Some(course) = line.course {
+            checks.integer_in(&format!("{field}[{i}].course"), course, 1..=MAX_COURSE);
+        }
     }
 }
 
@@ -364,6 +385,7 @@ pub fn price_line(
             .map(str::to_string),
         tax_rate: item.fields.tax_rate,
         kitchen_station: item.fields.kitchen_station.clone(),
+        course: line.course.unwrap_or(1),
     })
 }
 

@@ -19,6 +19,8 @@ pub struct OrderRow {
     pub table_id: Option<String>,
     pub table_name: Option<String>,
     pub session_id: Option<String>,
+    /// The last course sent to the kitchen; `None` when no course is held.
+    pub fired_course: Option<i64>,
     pub customer_name: Option<String>,
     pub customer_phone: Option<String>,
     pub notes: Option<String>,
@@ -44,7 +46,8 @@ impl OrderRow {
 const ORDER_COLUMNS: &str =
     "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
-     paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id";
+     paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id, \
+     fired_course";
 
 fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
     let status: String = r.get(3)?;
@@ -72,6 +75,7 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
         updated_at: r.get(19)?,
         closed_at: r.get(20)?,
         session_id: r.get(21)?,
+        fired_course: r.get(22)?,
     })
 }
 
@@ -83,7 +87,7 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
 }
 
 const LINE_COLUMNS: &str =
-    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station";
+    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station, course";
 
 fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
     let quantity: i64 = r.get(3)?;
@@ -107,6 +111,7 @@ fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
         tax_rate: crate::money::rate_to_json(r.get(7)?),
         line_total: to_json(unit_price * quantity, exponent),
         kitchen_station: r.get(8)?,
+        course: r.get(9)?,
     })
 }
 
@@ -134,7 +139,7 @@ fn lines_of_all(
     let mut found = stmt.query([ids])?;
     while let Some(r) = found.next()? {
         lines
-            .entry(r.get(9)?)
+            .entry(r.get(10)?)
             .or_default()
             .push(line_from_row(r, exponent)?);
     }
@@ -167,6 +172,7 @@ fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Ord
         customer,
         notes: row.notes.clone(),
         items,
+        fired_course: row.fired_course,
         subtotal: to_json(row.subtotal, exponent),
         tax_amount: to_json(row.tax_amount, exponent),
         discount_amount: to_json(row.discount_amount, exponent),

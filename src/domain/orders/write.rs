@@ -51,7 +51,7 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
     let now = tx.now_text();
     let mut stmt = tx.prepare_cached(
         "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
-         tax_rate, kitchen_station, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11)",
+         tax_rate, kitchen_station, created_at, updated_at, course) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
     )?;
     for line in lines {
         stmt.execute(params![
@@ -65,7 +65,8 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
             line.notes,
             line.tax_rate,
             line.kitchen_station,
-            now
+            now,
+            line.course
         ])?;
     }
     Ok(())
@@ -199,13 +200,20 @@ pub fn create_order(
             (table_id, table_name)
         }
     };
+    if new.hold_courses && new.order_type != OrderType::DineIn {
+        return Err(ApiError::invalid_field(
+            "hold_courses",
+            "only dine-in orders hold courses",
+        ));
+    }
     let lines = price_lines(tx, &new.items, "items")?;
     let (order_number, business_date) = next_order_number(tx)?;
+    let fired_course = new.hold_courses.then_some(1);
     let id = Uuid::now_v7().to_string();
     let now = tx.now_text();
     tx.prepare_cached("INSERT INTO orders (id, order_number, business_date, status, order_type, table_id, table_name, \
-         customer_name, customer_phone, notes, version, created_by, created_at, updated_at, session_id) \
-         VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?11, ?12)")?.execute(params![
+         customer_name, customer_phone, notes, version, created_by, created_at, updated_at, session_id, fired_course) \
+         VALUES (?1, ?2, ?3, 'pending', ?4, ?5, ?6, ?7, ?8, ?9, 0, ?10, ?11, ?11, ?12, ?13)")?.execute(params![
             id,
             order_number,
             business_date,
@@ -217,7 +225,8 @@ pub fn create_order(
             notes,
             tx.actor(),
             now,
-            session_id
+            session_id,
+            fired_course
         ],
     )?;
     insert_lines(tx, &id, &lines)?;
@@ -378,4 +387,39 @@ pub fn move_to_table(tx: &mut Tx, order_id: &str, table_id: &str) -> Result<(), 
         customer: None,
     };
     update_order(tx, order_id, &patch).map(|_| ())
+}
+
+/// Sends a held course, and every course before it, to the kitchen: the order's
+/// lines of those courses go on tickets (through the kitchen's reaction to the
+/// `order.updated` this emits).
+pub fn fire_course(tx: &mut Tx, id: &str, course: i64) -> Result<OrderRow, ApiError> {
+    let mut checks = Checks::new();
+    checks.integer_in("course", course, 1..=MAX_COURSE);
+    checks.finish()?;
+    let order = find_order(tx, id)?;
+    require_open(&order)?;
+    if order.status == OrderStatus::Pending {
+        return Err(ApiError::conflict(
+            "order_not_fired",
+            "confirm the order first: that sends its first course",
+        )
+        .with("current_status", order.status.as_str()));
+    }
+    match order.fired_course {
+        None => Err(ApiError::conflict(
+            "no_course_held",
+            "every course of this order is already in the kitchen",
+        )
+        .with("current_status", order.status.as_str())),
+        Some(fired) if course <= fired => Err(ApiError::conflict(
+            "course_already_fired",
+            format!("course {course} is already in the kitchen"),
+        )
+        .with("fired_course", fired)),
+        Some(_) => {
+            tx.prepare_cached("UPDATE orders SET fired_course = ?2 WHERE id = ?1")?
+                .execute(params![id, course])?;
+            touch(tx, id, Event::OrderUpdated)
+        }
+    }
 }

@@ -652,3 +652,81 @@ fn held_courses_wait_until_the_floor_fires_them() {
         )
         .expect_problem(422, "validation_failed");
 }
+
+#[test]
+fn stats_give_ticket_times_per_station_on_a_worked_example() {
+    let k = kitchen();
+    let cook = k.app.user(Role::Kitchen);
+    for _ in 0..4 {
+        let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+        k.fire(&order);
+    }
+    let beer = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    k.fire(&beer);
+    for ticket in k.board("") {
+        k.act(&cook, &ticket, "bump").expect(200);
+    }
+    // The grill's tickets took 60, 120, 180 and 600 seconds; the bar's 30.
+    let file = rusqlite::Connection::open(
+        k.app
+            .dir
+            .path()
+            .join("tenants")
+            .join(format!("{}.db", k.app.tenant_id)),
+    )
+    .unwrap();
+    let grill_ids: Vec<String> = {
+        let mut stmt = file
+            .prepare("SELECT id FROM kitchen_tickets WHERE station_id = ?1 ORDER BY created_at, id")
+            .unwrap();
+        let rows = stmt.query_map([&k.grill], |r| r.get(0)).unwrap();
+        rows.map(Result::unwrap).collect()
+    };
+    for (id, seconds) in grill_ids.iter().zip([60, 120, 180, 600]) {
+        file.execute(
+            "UPDATE kitchen_tickets SET created_at = '2026-01-10T19:00:00.000Z', \
+             bumped_at = strftime('%Y-%m-%dT%H:%M:%fZ', '2026-01-10T19:00:00.000Z', ?2 || ' seconds') WHERE id = ?1",
+            rusqlite::params![id, seconds],
+        )
+        .unwrap();
+    }
+    file.execute(
+        "UPDATE kitchen_tickets SET created_at = '2026-01-10T20:00:00.000Z', bumped_at = '2026-01-10T20:00:30.000Z' \
+         WHERE station_id = ?1",
+        [&k.bar],
+    )
+    .unwrap();
+    let stats = k
+        .app
+        .owner
+        .get("/kitchen/stats?from=2026-01-10T00:00:00Z&to=2026-01-11T00:00:00Z")
+        .expect(200);
+    let station = |id: &str| {
+        stats["stations"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["station_id"] == id)
+            .unwrap()
+            .clone()
+    };
+    let grill = station(&k.grill);
+    assert_eq!(grill["tickets"], 4);
+    assert_eq!(grill["average_seconds"], 240);
+    assert_eq!(grill["p90_seconds"], 600);
+    let bar = station(&k.bar);
+    assert_eq!(
+        (bar["tickets"].clone(), bar["p90_seconds"].clone()),
+        (json!(1), json!(30))
+    );
+    let later = k
+        .app
+        .owner
+        .get("/kitchen/stats?from=2026-01-11T00:00:00Z")
+        .expect(200);
+    assert_eq!(later["stations"], json!([]));
+    k.app
+        .owner
+        .get("/kitchen/stats?from=yesterday")
+        .expect_problem(422, "validation_failed");
+}

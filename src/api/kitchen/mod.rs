@@ -25,7 +25,8 @@ super::group![
     acknowledge_ticket,
     start_item,
     ready_item,
-    all_day
+    all_day,
+    kitchen_stats
 ];
 
 /// The kitchen's stations, in display order.
@@ -225,5 +226,25 @@ async fn all_day(
         .transpose()?;
     caller
         .read(move |conn| Reply::ok(kitchen::all_day(conn, station_id.as_deref())?))
+        .await
+}
+
+/// Ticket times per station, for tickets bumped between `from` and `to`.
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = KitchenStats), (status = 422, body = Problem)))]
+#[get("/kitchen/stats?<from>&<to>")]
+async fn kitchen_stats(
+    caller: Can<perm::KitchenRead>,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<Reply, ApiError> {
+    let time = |field: &str, v: &str| {
+        crate::time::parse_rfc3339(v)
+            .map(crate::time::rfc3339)
+            .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
+    };
+    let from = from.map(|v| time("from", v)).transpose()?;
+    let to = to.map(|v| time("to", v)).transpose()?;
+    caller
+        .read(move |conn| Reply::ok(kitchen::stats(conn, from, to)?))
         .await
 }

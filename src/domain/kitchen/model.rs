@@ -180,9 +180,48 @@ pub struct AllDay {
     pub items: Vec<AllDayItem>,
 }
 
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct StationStats {
+    pub station_id: String,
+    pub station_name: String,
+    /// Tickets bumped in the period.
+    pub tickets: i64,
+    /// From ticket to bump.
+    pub average_seconds: i64,
+    /// Nine tickets in ten were bumped within this.
+    pub p90_seconds: i64,
+}
+
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct KitchenStats {
+    pub from: Option<String>,
+    pub to: Option<String>,
+    pub stations: Vec<StationStats>,
+}
+
+/// The nearest-rank percentile `p` (0–100) of sorted values.
+pub fn percentile(sorted: &[i64], p: usize) -> i64 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let rank = (p * sorted.len()).div_ceil(100).max(1);
+    sorted[rank - 1]
+}
+
 #[cfg(test)]
 mod tests {
     use super::ItemState::*;
+
+    #[test]
+    fn the_90th_percentile_is_the_nearest_rank() {
+        use super::percentile;
+        assert_eq!(percentile(&[], 90), 0);
+        assert_eq!(percentile(&[5], 90), 5);
+        let ten: Vec<i64> = (1..=10).collect();
+        assert_eq!(percentile(&ten, 90), 9);
+        let eleven: Vec<i64> = (1..=11).collect();
+        assert_eq!(percentile(&eleven, 90), 10);
+    }
 
     #[test]
     fn items_move_forward_only() {

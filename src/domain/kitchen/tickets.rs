@@ -183,6 +183,45 @@ pub fn all_day(conn: &Connection, station_id: Option<&str>) -> Result<AllDay, Ap
     })
 }
 
+/// Ticket times per station for tickets bumped in `[from, to)`: how many, the
+/// average and the 90th percentile from ticket to bump.
+pub fn stats(
+    conn: &Connection,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<KitchenStats, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT s.id, s.name, CAST(ROUND((julianday(t.bumped_at) - julianday(t.created_at)) * 86400) AS INTEGER) \
+         FROM kitchen_tickets t JOIN kitchen_stations s ON s.id = t.station_id \
+         WHERE t.status = 'done' AND (?1 IS NULL OR t.bumped_at >= ?1) AND (?2 IS NULL OR t.bumped_at < ?2) \
+         ORDER BY s.position, s.name",
+    )?;
+    let mut rows = stmt.query(params![from, to])?;
+    let mut by_station: Vec<(String, String, Vec<i64>)> = Vec::new();
+    while let Some(r) = rows.next()? {
+        let id: String = r.get(0)?;
+        let seconds: i64 = r.get(2)?;
+        match by_station.iter_mut().find(|(s, _, _)| *s == id) {
+            Some((_, _, times)) => times.push(seconds),
+            None => by_station.push((id, r.get(1)?, vec![seconds])),
+        }
+    }
+    let stations = by_station
+        .into_iter()
+        .map(|(station_id, station_name, mut times)| {
+            times.sort_unstable();
+            StationStats {
+                station_id,
+                station_name,
+                tickets: times.len() as i64,
+                average_seconds: times.iter().sum::<i64>() / times.len() as i64,
+                p90_seconds: percentile(&times, 90),
+            }
+        })
+        .collect();
+    Ok(KitchenStats { from, to, stations })
+}
+
 /// Reaction to an order's events: a fired order's tickets follow its lines, and a
 /// cancelled order cancels them.
 pub fn follow_order(tx: &mut Tx, order: &OrderData) -> Result<(), ApiError> {

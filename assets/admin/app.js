@@ -13,6 +13,7 @@ import { Waitlist } from "/admin/screens/waitlist.js";
 import { Orders } from "/admin/screens/orders.js";
 import { Integrations } from "/admin/screens/integrations.js";
 import { Settings } from "/admin/screens/settings.js";
+import { Kitchen } from "/admin/screens/kitchen.js";
 import { can } from "/admin/roles.js";
 
 const SCREENS = [
@@ -22,6 +23,7 @@ const SCREENS = [
   { path: "reservations", label: "Reservations", screen: Reservations, may: "diningRead" },
   { path: "orders", label: "Orders", screen: Orders, may: "ordersScreen" },
   { path: "menu", label: "Menu", screen: Menu, may: "menuScreen" },
+  { path: "kitchen", label: "Kitchen", screen: Kitchen, may: "kitchenScreen" },
   { path: "integrations", label: "Integrations", screen: Integrations, may: "webhooks" },
   { path: "settings", label: "Settings", screen: Settings, may: "settingsScreen" },
 ];

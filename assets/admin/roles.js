@@ -19,6 +19,8 @@ const RULES = {
   reservationsWrite: [...MANAGERS, "host"],
   sessionsWrite: [...MANAGERS, "host", "server"],
   ordersCancel: [...MANAGERS, "cashier"],
+  kitchenScreen: MANAGERS,
+  kitchenStations: MANAGERS,
 };
 
 export function can(role, what) {

@@ -34,6 +34,7 @@ export function Settings({ role, settings, onSettings }) {
         reservation_grace_minutes: Number(form.reservation_grace_minutes),
         table_hold_minutes: Number(form.table_hold_minutes),
         auto_confirm_reservations: form.auto_confirm_reservations,
+        kitchen_auto_ready: form.kitchen_auto_ready,
       });
       useTenantFormats(changed);
       onSettings(changed);
@@ -71,6 +72,9 @@ export function Settings({ role, settings, onSettings }) {
         </div>
         <label class="check"><input type="checkbox" name="auto_confirm_reservations" checked=${form.auto_confirm_reservations}
           onChange=${set("auto_confirm_reservations")} /> Confirm new reservations automatically</label>
+        <h2>Kitchen</h2>
+        <label class="check"><input type="checkbox" name="kitchen_auto_ready" checked=${form.kitchen_auto_ready}
+          onChange=${set("kitchen_auto_ready")} /> An order is ready when the kitchen has bumped all its tickets</label>
         ${writable ? html`<${Action} kind="primary" action=${save} data-action="save-settings">Save settings<//>` : null}
       </fieldset>
     </form>`;

@@ -268,3 +268,35 @@ fn settings_change_through_the_form() {
     browser.screenshot("settings");
     browser.finish();
 }
+
+#[test]
+fn a_manager_adds_a_kitchen_station() {
+    let app = TestApp::spawn();
+    let Some(mut browser) = Browser::launch(&app) else {
+        return;
+    };
+    browser.login_as_owner();
+    browser.nav("kitchen");
+    browser.wait_for("tr[data-station=Kitchen]");
+    browser.click("[data-action=new-station]");
+    browser.fill("input[name=station-name]", "Grill");
+    browser.fill("input[name=warn_after_minutes]", "6");
+    browser.fill("input[name=late_after_minutes]", "4");
+    browser.click("[data-action=save-station]");
+    browser.wait_for("[data-error-for=late_after_minutes]");
+    browser.fill("input[name=late_after_minutes]", "12");
+    browser.click("[data-action=save-station]");
+    browser.wait_for("tr[data-station=Grill]");
+    let stations = app.owner.get("/kitchen/stations").expect(200);
+    let grill = stations["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "Grill")
+        .expect("the station is in the API")
+        .clone();
+    assert_eq!(grill["warn_after_minutes"], 6);
+    assert_eq!(grill["late_after_minutes"], 12);
+    browser.screenshot("kitchen-stations");
+    browser.finish();
+}

@@ -8,13 +8,14 @@ use brigade::auth::Role;
 use super::{new_user, Browser, OWNER_EMAIL};
 use crate::helpers::{TestApp, PASSWORD};
 
-const OWNER_LINKS: [&str; 8] = [
+const OWNER_LINKS: [&str; 9] = [
     "dashboard",
     "floor",
     "waitlist",
     "reservations",
     "orders",
     "menu",
+    "kitchen",
     "integrations",
     "settings",
 ];

@@ -122,33 +122,58 @@ export async function all(path, max = 1000) {
   return items;
 }
 
+/** Rocket sends a comment every 30 s; a stream silent for longer is dead. */
+const STREAM_SILENCE_MS = 75_000;
+
 /**
  * Follows the tenant's live event stream, calling `onEvent(envelope)` for each
- * event; reconnects with Last-Event-ID after a drop. Returns a function that stops it.
+ * event; reconnects with Last-Event-ID after a drop. With `onStatus`, calls
+ * `onStatus(true)` when the stream is open and `onStatus(false)` when it drops
+ * or cannot be opened (each change once). A stream that stays silent past the
+ * server's keep-alive is dropped and reopened. Returns a function that stops it.
  */
-export function followEvents(onEvent) {
+export function followEvents(onEvent, { onStatus } = {}) {
   let stopped = false;
   let lastId = null;
   let controller = null;
+  let connected = null;
+  function status(now) {
+    if (stopped || now === connected) return;
+    connected = now;
+    try {
+      onStatus?.(now);
+    } catch (failed) {
+      console.error(failed);
+    }
+  }
   async function run() {
     while (!stopped) {
       const current = session();
       if (!current) return;
       controller = new AbortController();
+      const abort = controller;
+      let watchdog = null;
+      const watch = () => {
+        clearTimeout(watchdog);
+        watchdog = setTimeout(() => abort.abort(), STREAM_SILENCE_MS);
+      };
       try {
         const headers = { Authorization: `Bearer ${current.token}`, "X-Tenant-ID": current.tenant.id };
         if (lastId) headers["Last-Event-ID"] = lastId;
+        watch();
         const response = await fetch(`${BASE}/events/stream`, { headers, signal: controller.signal });
         if (response.status === 401) {
           logout("Your session has ended. Please log in again.");
           return;
         }
+        status(response.ok);
         const reader = response.body.getReader();
         const decoder = new TextDecoder();
         let buffer = "";
         for (;;) {
           const { value, done } = await reader.read();
           if (done) break;
+          watch();
           buffer += decoder.decode(value, { stream: true });
           let end;
           while ((end = buffer.indexOf("\n\n")) >= 0) {
@@ -172,7 +197,10 @@ export function followEvents(onEvent) {
         }
       } catch {
         if (stopped) return;
+      } finally {
+        clearTimeout(watchdog);
       }
+      status(false);
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }
   }

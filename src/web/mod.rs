@@ -1,7 +1,8 @@
 //! The web apps, embedded in the binary from `assets/`: the admin app at
-//! `/admin/` (any path under it without a file extension is a client-side route
-//! and gets the app), the assets the apps share at `/shared/`, and the API
-//! document viewer at `/api/v1/docs`. `/` goes to the admin app.
+//! `/admin/` and the kitchen display at `/kitchen/` (any path under either
+//! without a file extension is a client-side route and gets the app), the
+//! assets the apps share at `/shared/`, and the API document viewer at
+//! `/api/v1/docs`. `/` goes to the admin app.
 //!
 //! Every file carries an `ETag` (its SHA-256) and is revalidated, except the
 //! versioned files under `vendor/`, which are cached for a year. Text is
@@ -27,6 +28,10 @@ use rust_embed::{EmbeddedFile, RustEmbed};
 struct AdminFiles;
 
 #[derive(RustEmbed)]
+#[folder = "assets/kitchen"]
+struct KitchenFiles;
+
+#[derive(RustEmbed)]
 #[folder = "assets/shared"]
 struct SharedFiles;
 
@@ -43,7 +48,7 @@ const CONTENT_SECURITY_POLICY: &str = "default-src 'self'; script-src 'self'; st
 const GZIP_FROM_BYTES: usize = 1024;
 
 pub fn routes() -> Vec<Route> {
-    routes![root, admin, shared, docs]
+    routes![root, admin, kitchen, shared, docs]
 }
 
 #[get("/")]
@@ -51,18 +56,30 @@ fn root() -> Redirect {
     Redirect::to("/admin/")
 }
 
-/// What `/admin…` answers: a page, or the way to `/admin/`.
+/// What `/admin…` or `/kitchen…` answers: a page, or the way to the app's root.
 #[derive(rocket::Responder)]
-enum AdminPage {
+enum AppPage {
     Asset(Asset),
     Redirect(Box<Redirect>),
 }
 
 /// The admin app: a file, or the app itself for a client-side route.
 #[get("/admin/<path..>")]
-fn admin(path: PathBuf, uri: &Origin<'_>) -> AdminPage {
-    if uri.path().as_str() == "/admin" {
-        return AdminPage::Redirect(Box::new(Redirect::permanent("/admin/")));
+fn admin(path: PathBuf, uri: &Origin<'_>) -> AppPage {
+    app_page::<AdminFiles>("/admin", path, uri)
+}
+
+/// The kitchen display: a file, or the display itself for a client-side route.
+#[get("/kitchen/<path..>")]
+fn kitchen(path: PathBuf, uri: &Origin<'_>) -> AppPage {
+    app_page::<KitchenFiles>("/kitchen", path, uri)
+}
+
+/// A file of the app served at `root`, or its `index.html` for a path without a
+/// file extension; `root` itself (no slash) goes to `root/`.
+fn app_page<Files: RustEmbed>(root: &str, path: PathBuf, uri: &Origin<'_>) -> AppPage {
+    if uri.path().as_str() == root {
+        return AppPage::Redirect(Box::new(Redirect::permanent(format!("{root}/"))));
     }
     let path = path.to_string_lossy().replace('\\', "/");
     let is_file = path
@@ -70,11 +87,11 @@ fn admin(path: PathBuf, uri: &Origin<'_>) -> AdminPage {
         .next()
         .is_some_and(|name| name.contains('.'));
     let found = if is_file {
-        Asset::find::<AdminFiles>(&path)
+        Asset::find::<Files>(&path)
     } else {
-        Asset::find::<AdminFiles>("index.html")
+        Asset::find::<Files>("index.html")
     };
-    AdminPage::Asset(found.unwrap_or_else(Asset::missing))
+    AppPage::Asset(found.unwrap_or_else(Asset::missing))
 }
 
 #[get("/shared/<path..>")]

@@ -27,6 +27,7 @@
 mod back_office;
 mod floor;
 mod harness;
+mod kitchen;
 mod reservations;
 mod shell;
 

@@ -142,7 +142,7 @@ fn orders_reach_the_display_live_and_are_bumped_by_tap_and_by_key() {
         &app,
         json!({"order_type": "dine_in", "table_id": table["id"], "items": [
             {"menu_item_id": menu.burger, "quantity": 2, "modifiers": ["Rare", "Bacon"], "notes": "no onion"},
-            {"menu_item_id": menu.fries, "quantity": 2}]}),
+            {"menu_item_id": menu.fries, "quantity": 2, "course": 2}]}),
     );
     browser.wait_for(&card(&dine_in));
     let takeaway = fire(
@@ -199,7 +199,7 @@ fn orders_reach_the_display_live_and_are_bumped_by_tap_and_by_key() {
     // (The order type is set in capitals by the style sheet.)
     let first = browser.text(&card(&dine_in)).to_lowercase();
     for expected in [
-        "table 12", "dine in", "burger", "rare", "bacon", "no onion", "fries",
+        "table 12", "dine in", "burger", "rare", "bacon", "no onion", "fries", "course 2",
     ] {
         assert!(first.contains(expected), "{expected:?} is not on {first:?}");
     }

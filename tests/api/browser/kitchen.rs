@@ -390,6 +390,25 @@ fn the_screen_keeps_its_station_and_sound_and_counts_all_day() {
     browser.wait_for("[data-action=sound][aria-pressed=false]");
     browser.wait_for_text("[data-panel=all-day]", "Burger");
 
+    // The timer colours the card by the station's thresholds (8 and 15
+    // minutes unless set): the page's clock is moved on to see them.
+    assert_eq!(
+        browser.attribute(&card(&order), "data-level").as_deref(),
+        Some("normal")
+    );
+    let _: Value = browser.eval(
+        "(() => { const real = Date.now.bind(Date); window.shift = 0; \
+         Date.now = () => real() + window.shift; return null; })()",
+    );
+    let _: Value = browser.eval("window.shift = 9 * 60000");
+    browser.wait_for(&format!("{}[data-level=warn]", card(&order)));
+    assert!(browser.text(&card(&order)).contains("9:0"));
+    let _: Value = browser.eval("window.shift = 16 * 60000");
+    browser.wait_for(&format!("{}[data-level=late]", card(&order)));
+    browser.wait_for_text(".late-count", "1 late");
+    let _: Value = browser.eval("window.shift = 0");
+    browser.wait_for(&format!("{}[data-level=normal]", card(&order)));
+
     // Sound back on from a tap: the browser allows it now, and a new ticket beeps
     // without a complaint in the console.
     browser.click("[data-action=sound]");

@@ -495,7 +495,8 @@ fn the_endpoint_shows_its_secret_once_and_rotation_replaces_it() {
     let unset = app.owner.get("/settings/webhook").expect(200);
     assert_eq!(
         unset,
-        json!({"url": null, "enabled": false, "secret_last4": null, "updated_at": null})
+        json!({"url": null, "enabled": false, "secret_last4": null,
+               "events": brigade::domain::event::CONTRACT_EVENTS, "updated_at": null})
     );
     app.owner
         .post("/settings/webhook/rotate-secret", json!({}))

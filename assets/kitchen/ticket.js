@@ -66,7 +66,9 @@ export function TicketCard({ ticket, index, selected, seconds, level, showStatio
       <span class="where">${where}</span>
       <span class="type">${ORDER_TYPES[ticket.order_type] || ticket.order_type}</span>
     </span>
-    ${showStation ? html`<span class="station-name">${ticket.station_name}</span>` : null}`;
+    ${showStation || ticket.server_name
+      ? html`<span class="station-name">${[showStation ? ticket.station_name : null, ticket.server_name].filter(Boolean).join(" · ")}</span>`
+      : null}`;
   return html`<article class=${classes} data-ticket-id=${ticket.id} data-order-number=${ticket.order_number}
       data-status=${ticket.status} data-level=${cancelled ? "cancelled" : level} aria-current=${selected ? "true" : undefined}>
     ${cancelled

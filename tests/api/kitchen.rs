@@ -122,6 +122,7 @@ fn a_fired_order_sends_one_ticket_per_station_and_nothing_before() {
         .unwrap();
     assert_eq!(grill["order_number"], order["order_number"]);
     assert_eq!(grill["order_type"], "takeaway");
+    assert_eq!(grill["server_name"], "Test User", "the owner placed it");
     assert_eq!(grill["status"], "open");
     assert_eq!(grill["addition"], false);
     assert_eq!(grill["items"][0]["name"], "Burger");

@@ -153,6 +153,8 @@ pub struct Ticket {
     pub order_type: String,
     pub table_name: Option<String>,
     pub customer_name: Option<String>,
+    /// Who placed the order, when a staff member did.
+    pub server_name: Option<String>,
     pub station_id: String,
     pub station_name: String,
     pub status: TicketStatus,

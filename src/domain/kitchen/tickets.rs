@@ -20,9 +20,12 @@ struct TicketRow {
     ticket: Ticket,
 }
 
+/// The ticket with its order's names and who placed the order (a staff member's
+/// name; an API key or device shows none).
 const TICKET_SELECT: &str = "SELECT t.id, t.order_id, o.order_number, o.order_type, o.table_name, o.customer_name, \
-     t.station_id, s.name, t.status, t.addition, t.created_at, t.started_at, t.bumped_at, t.acknowledged_at \
-     FROM kitchen_tickets t JOIN orders o ON o.id = t.order_id JOIN kitchen_stations s ON s.id = t.station_id";
+     t.station_id, s.name, t.status, t.addition, t.created_at, t.started_at, t.bumped_at, t.acknowledged_at, u.name \
+     FROM kitchen_tickets t JOIN orders o ON o.id = t.order_id JOIN kitchen_stations s ON s.id = t.station_id \
+     LEFT JOIN users u ON o.created_by = 'user:' || u.id";
 
 fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<TicketRow> {
     let status: String = r.get(8)?;
@@ -40,6 +43,7 @@ fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<TicketRow> {
             order_type: r.get(3)?,
             table_name: r.get(4)?,
             customer_name: r.get(5)?,
+            server_name: r.get(14)?,
             station_id: r.get(6)?,
             station_name: r.get(7)?,
             status: TicketStatus::parse(&status).unwrap_or(TicketStatus::Open),

@@ -2,8 +2,9 @@
 // client-side routes under /admin/.
 
 import { html, render, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
-import { api, logout, session } from "/shared/api.js";
+import { api, logout } from "/shared/api.js";
 import { useTenantFormats } from "/shared/format.js";
+import { useSession } from "/shared/session.js";
 import { Login } from "/admin/screens/login.js";
 import { Dashboard } from "/admin/screens/dashboard.js";
 import { Menu } from "/admin/screens/menu.js";
@@ -51,30 +52,6 @@ function useRoute() {
   return path;
 }
 
-function useSession() {
-  const [current, setCurrent] = useState(session());
-  useEffect(() => {
-    const update = () => setCurrent(session());
-    window.addEventListener("brigade:session", update);
-    window.addEventListener("storage", update);
-    return () => {
-      window.removeEventListener("brigade:session", update);
-      window.removeEventListener("storage", update);
-    };
-  }, []);
-  // The token's end sends the user back to the login, even on an idle screen.
-  useEffect(() => {
-    if (!current) return undefined;
-    const left = current.expiresAt - Date.now();
-    if (left <= 0) {
-      logout("Your session has ended. Please log in again.");
-      return undefined;
-    }
-    const timer = setTimeout(() => logout("Your session has ended. Please log in again."), Math.min(left, 2 ** 31 - 1));
-    return () => clearTimeout(timer);
-  }, [current?.token]);
-  return current;
-}
 
 function Shell({ current, path }) {
   const role = current.user.role;
@@ -124,7 +101,7 @@ function Shell({ current, path }) {
 }
 
 function App() {
-  const current = useSession();
+  const current = useSession("Your session has ended. Please log in again.");
   const path = useRoute();
   if (!current) return html`<${Login} />`;
   return html`<${Shell} current=${current} path=${path} />`;

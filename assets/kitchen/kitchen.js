@@ -3,7 +3,8 @@
 // screen that restarts comes back to its board by itself.
 
 import { html, render, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
-import { api, logout, session } from "/shared/api.js";
+import { api, logout } from "/shared/api.js";
+import { useSession } from "/shared/session.js";
 import { Login } from "/kitchen/login.js";
 import { Display } from "/kitchen/display.js";
 
@@ -12,30 +13,6 @@ const STATION_KEY = "brigade.kitchen.station";
 /** How long to wait before asking again when the server cannot be reached. */
 const RETRY_MS = 3000;
 
-function useSession() {
-  const [current, setCurrent] = useState(session());
-  useEffect(() => {
-    const update = () => setCurrent(session());
-    window.addEventListener("brigade:session", update);
-    window.addEventListener("storage", update);
-    return () => {
-      window.removeEventListener("brigade:session", update);
-      window.removeEventListener("storage", update);
-    };
-  }, []);
-  // The token's end brings the login back, even on a screen nobody touches.
-  useEffect(() => {
-    if (!current) return undefined;
-    const left = current.expiresAt - Date.now();
-    if (left <= 0) {
-      logout("The screen's session has ended. Please sign in again.");
-      return undefined;
-    }
-    const timer = setTimeout(() => logout("The screen's session has ended. Please sign in again."), Math.min(left, 2 ** 31 - 1));
-    return () => clearTimeout(timer);
-  }, [current?.token]);
-  return current;
-}
 
 function byPosition(a, b) {
   return a.position - b.position || a.name.localeCompare(b.name);
@@ -108,7 +85,7 @@ function Kitchen({ current }) {
 }
 
 function App() {
-  const current = useSession();
+  const current = useSession("The screen's session has ended. Please sign in again.");
   if (!current) return html`<${Login} />`;
   return html`<${Kitchen} key=${current.token} current=${current} />`;
 }

@@ -19,8 +19,16 @@ function byAge(a, b) {
   return Date.parse(a.created_at) - Date.parse(b.created_at) || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 }
 
-/** Puts `ticket` in `map` as it now is; says what changed, or null. */
-function put(map, ticket) {
+/**
+ * Puts `ticket` in `map` as it now is; says what changed, or null. A view older
+ * than one already seen (`versions`, kept for tickets that left the board too)
+ * is ignored: an action's answer can overtake the events before it, and a late
+ * event must not bring a bumped ticket back.
+ */
+function put(map, ticket, versions) {
+  const seen = versions.get(ticket.id);
+  if (seen !== undefined && ticket.version < seen) return null;
+  versions.set(ticket.id, ticket.version);
   const had = map.has(ticket.id);
   if (onBoard(ticket)) {
     map.set(ticket.id, ticket);
@@ -35,6 +43,8 @@ export class TicketBoard {
   constructor(station) {
     this.station = station;
     this.tickets = new Map();
+    // The newest version seen of every ticket, on the board or not.
+    this.versions = new Map();
     this.sorted = [];
     this.listeners = new Set();
     // Tickets that arrived while a load was under way, put back over its answer.
@@ -59,7 +69,7 @@ export class TicketBoard {
   apply(ticket) {
     if (!ticket?.id || !belongs(ticket, this.station)) return null;
     this.arrived?.push(ticket);
-    const change = put(this.tickets, ticket);
+    const change = put(this.tickets, ticket, this.versions);
     if (change) this.changed();
     return change;
   }
@@ -86,8 +96,21 @@ export class TicketBoard {
       .map((t) => Date.parse(t.created_at) + t.elapsed_seconds * 1000 - now);
     if (skews.length) this.skew = Math.max(...skews);
     const map = new Map();
-    for (const ticket of list) if (belongs(ticket, this.station)) put(map, ticket);
-    for (const ticket of this.arrived) put(map, ticket);
+    // What the screen already holds newer than the answer stays as it is; what
+    // arrived meanwhile goes on top.
+    const versions = new Map(this.versions);
+    for (const ticket of list) {
+      if (!belongs(ticket, this.station)) continue;
+      const seen = versions.get(ticket.id);
+      if (seen !== undefined && ticket.version < seen) {
+        const mine = this.tickets.get(ticket.id);
+        if (mine) map.set(ticket.id, mine);
+        continue;
+      }
+      put(map, ticket, versions);
+    }
+    for (const ticket of this.arrived) put(map, ticket, versions);
+    this.versions = versions;
     this.arrived = null;
     const fresh = this.loaded ? [...map.keys()].filter((id) => !this.tickets.has(id)) : [];
     this.tickets = map;

@@ -41,7 +41,9 @@ CREATE TABLE kitchen_tickets (
     started_at       TEXT,
     bumped_at        TEXT,
     acknowledged_at  TEXT,
-    updated_at       TEXT NOT NULL
+    updated_at       TEXT NOT NULL,
+    -- Up by one with every change, so a screen can tell a late view from a new one.
+    version          INTEGER NOT NULL DEFAULT 0
 );
 CREATE INDEX kitchen_tickets_board ON kitchen_tickets(status, station_id, created_at);
 CREATE INDEX kitchen_tickets_order ON kitchen_tickets(order_id);

@@ -166,6 +166,8 @@ pub struct Ticket {
     pub acknowledged_at: Option<String>,
     /// Seconds since the ticket was made, until it was bumped.
     pub elapsed_seconds: i64,
+    /// Up by one with every change: of two views of a ticket, the higher is newer.
+    pub version: i64,
     pub items: Vec<TicketItem>,
 }
 

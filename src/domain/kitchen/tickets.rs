@@ -23,7 +23,8 @@ struct TicketRow {
 /// The ticket with its order's names and who placed the order (a staff member's
 /// name; an API key or device shows none).
 const TICKET_SELECT: &str = "SELECT t.id, t.order_id, o.order_number, o.order_type, o.table_name, o.customer_name, \
-     t.station_id, s.name, t.status, t.addition, t.created_at, t.started_at, t.bumped_at, t.acknowledged_at, u.name \
+     t.station_id, s.name, t.status, t.addition, t.created_at, t.started_at, t.bumped_at, t.acknowledged_at, u.name, \
+     t.version \
      FROM kitchen_tickets t JOIN orders o ON o.id = t.order_id JOIN kitchen_stations s ON s.id = t.station_id \
      LEFT JOIN users u ON o.created_by = 'user:' || u.id";
 
@@ -44,6 +45,7 @@ fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<TicketRow> {
             table_name: r.get(4)?,
             customer_name: r.get(5)?,
             server_name: r.get(14)?,
+            version: r.get(15)?,
             station_id: r.get(6)?,
             station_name: r.get(7)?,
             status: TicketStatus::parse(&status).unwrap_or(TicketStatus::Open),
@@ -305,7 +307,7 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
     }
     for ticket_id in touched {
         tx.execute(
-            "UPDATE kitchen_tickets SET updated_at = ?2 WHERE id = ?1",
+            "UPDATE kitchen_tickets SET version = version + 1, updated_at = ?2 WHERE id = ?1",
             params![ticket_id, tx.now_text()],
         )?;
         announce(tx, &ticket_id, Event::KitchenTicketUpdated)?;
@@ -372,7 +374,7 @@ fn cancel_tickets(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
     };
     for id in open {
         tx.execute(
-            "UPDATE kitchen_tickets SET status = 'cancelled', updated_at = ?2 WHERE id = ?1",
+            "UPDATE kitchen_tickets SET version = version + 1, status = 'cancelled', updated_at = ?2 WHERE id = ?1",
             params![id, tx.now_text()],
         )?;
         announce(tx, &id, Event::KitchenTicketUpdated)?;
@@ -410,7 +412,7 @@ pub fn start_ticket(tx: &mut Tx, id: &str) -> Result<Ticket, ApiError> {
     let ticket = get_ticket(tx, id, tx.now())?;
     require_status(&ticket, TicketStatus::Open, "started")?;
     tx.execute(
-        "UPDATE kitchen_tickets SET started_at = COALESCE(started_at, ?2), updated_at = ?2 WHERE id = ?1",
+        "UPDATE kitchen_tickets SET version = version + 1, started_at = COALESCE(started_at, ?2), updated_at = ?2 WHERE id = ?1",
         params![id, tx.now_text()],
     )?;
     tx.execute(
@@ -426,7 +428,7 @@ pub fn bump_ticket(tx: &mut Tx, id: &str) -> Result<Ticket, ApiError> {
     let ticket = get_ticket(tx, id, tx.now())?;
     require_status(&ticket, TicketStatus::Open, "done")?;
     tx.execute(
-        "UPDATE kitchen_tickets SET status = 'done', bumped_at = ?2, updated_at = ?2 WHERE id = ?1",
+        "UPDATE kitchen_tickets SET version = version + 1, status = 'done', bumped_at = ?2, updated_at = ?2 WHERE id = ?1",
         params![id, tx.now_text()],
     )?;
     tx.execute(
@@ -456,7 +458,7 @@ pub fn recall_ticket(tx: &mut Tx, id: &str) -> Result<Ticket, ApiError> {
     let ticket = get_ticket(tx, id, tx.now())?;
     require_status(&ticket, TicketStatus::Done, "open")?;
     tx.execute(
-        "UPDATE kitchen_tickets SET status = 'open', bumped_at = NULL, updated_at = ?2 WHERE id = ?1",
+        "UPDATE kitchen_tickets SET version = version + 1, status = 'open', bumped_at = NULL, updated_at = ?2 WHERE id = ?1",
         params![id, tx.now_text()],
     )?;
     announce(tx, id, Event::KitchenTicketUpdated)
@@ -474,7 +476,7 @@ pub fn acknowledge_ticket(tx: &mut Tx, id: &str) -> Result<Ticket, ApiError> {
         ));
     }
     tx.execute(
-        "UPDATE kitchen_tickets SET acknowledged_at = ?2, updated_at = ?2 WHERE id = ?1",
+        "UPDATE kitchen_tickets SET version = version + 1, acknowledged_at = ?2, updated_at = ?2 WHERE id = ?1",
         params![id, tx.now_text()],
     )?;
     announce(tx, id, Event::KitchenTicketUpdated)
@@ -513,7 +515,7 @@ pub fn move_item(
         params![id, line_id, next.as_str()],
     )?;
     tx.execute(
-        "UPDATE kitchen_tickets SET started_at = COALESCE(started_at, ?2), updated_at = ?2 WHERE id = ?1",
+        "UPDATE kitchen_tickets SET version = version + 1, started_at = COALESCE(started_at, ?2), updated_at = ?2 WHERE id = ?1",
         params![id, tx.now_text()],
     )?;
     announce(tx, id, Event::KitchenTicketUpdated)

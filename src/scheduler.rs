@@ -60,10 +60,10 @@ pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
             Some(Some(at)) if *at > now => continue,
             _ => {}
         }
+        // The pass's own `now`, which tests set, not the app's clock.
         let context = Context {
-            tenant_id: tenant.id,
-            actor: "system:scheduler".to_string(),
             now,
+            ..app.context(tenant.id, "system:scheduler")
         };
         // The pass has just worked out the tenant's next deadline itself, so what
         // the write leaves to do after commit (look at the tenant again) is moot.

@@ -116,6 +116,18 @@ pub fn query_filter<T>(
         .transpose()
 }
 
+/// An optional RFC 3339 query parameter such as `?from=`, normalised to the
+/// stored form; anything else is a 422 naming the parameter.
+pub fn query_time(field: &str, value: Option<&str>) -> Result<Option<String>, ApiError> {
+    value
+        .map(|v| {
+            crate::time::parse_rfc3339(v)
+                .map(crate::time::rfc3339)
+                .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
+        })
+        .transpose()
+}
+
 /// For PATCH bodies: tells an absent field (`None`) from an explicit `null`
 /// (`Some(None)`), so `null` can clear a value.
 pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>

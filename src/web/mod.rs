@@ -141,15 +141,15 @@ fn compressible(content_type: &ContentType) -> bool {
 }
 
 /// The gzipped bytes of a file, made once per file and version.
-fn gzipped(key: String, data: &[u8]) -> Option<Arc<Vec<u8>>> {
-    static CACHE: OnceLock<Mutex<HashMap<String, Arc<Vec<u8>>>>> = OnceLock::new();
+fn gzipped(key: String, data: &[u8]) -> Option<Arc<[u8]>> {
+    static CACHE: OnceLock<Mutex<HashMap<String, Arc<[u8]>>>> = OnceLock::new();
     let cache = CACHE.get_or_init(Default::default);
     if let Some(done) = crate::lock(cache).get(&key) {
         return Some(done.clone());
     }
     let mut encoder = GzEncoder::new(Vec::with_capacity(data.len() / 3), Compression::best());
     encoder.write_all(data).ok()?;
-    let compressed = Arc::new(encoder.finish().ok()?);
+    let compressed: Arc<[u8]> = encoder.finish().ok()?.into();
     crate::lock(cache).insert(key, compressed.clone());
     Some(compressed)
 }
@@ -189,13 +189,13 @@ impl<'r> Responder<'r, 'static> for Asset {
             .headers()
             .get("Accept-Encoding")
             .any(|accepted| accepted.split(',').any(|e| e.trim().starts_with("gzip")));
-        let data = file.data.into_owned();
+        // Both bodies are shared, not copied: the embedded bytes and the cached gzip.
+        let data = file.data;
         if accepts_gzip && compressible(&content_type) && data.len() >= GZIP_FROM_BYTES {
             if let Some(compressed) = gzipped(format!("{}{etag}", self.path), &data) {
-                let body = compressed.as_ref().clone();
                 return response
                     .header(Header::new("Content-Encoding", "gzip"))
-                    .sized_body(body.len(), Cursor::new(body))
+                    .sized_body(compressed.len(), Cursor::new(compressed))
                     .ok();
             }
         }

@@ -8,7 +8,8 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::domain::kitchen::{self, *};
-use crate::domain::validate::{path_id, query_filter};
+use crate::domain::validate::{path_id, query_filter, query_time};
+use crate::domain::Tx;
 use crate::error::{ApiError, Problem};
 
 super::group![
@@ -93,6 +94,16 @@ async fn delete_station(caller: Can<perm::KitchenStations>, id: &str) -> Result<
     Ok(Reply::no_content())
 }
 
+/// The `?station_id=` filter: a malformed id names no station (422).
+fn station_filter(station_id: Option<&str>) -> Result<Option<String>, ApiError> {
+    station_id
+        .map(|s| {
+            path_id(s, "station")
+                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
+        })
+        .transpose()
+}
+
 /// The board, oldest first: open tickets and cancelled ones not yet acknowledged,
 /// or those of one `status`. An expo station sees every station's tickets.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Page<Ticket>), (status = 422, body = Problem)))]
@@ -104,12 +115,7 @@ async fn list_tickets(
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let station_id = station_id
-        .map(|s| {
-            path_id(s, "station")
-                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
-        })
-        .transpose()?;
+    let station_id = station_filter(station_id)?;
     let filter = TicketFilter {
         station_id,
         status: query_filter("status", status, TicketStatus::parse)?,
@@ -140,40 +146,38 @@ async fn get_ticket(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, A
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
 #[post("/kitchen/tickets/<id>/start")]
 async fn start_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
-    let id = path_id(id, "ticket")?;
-    caller
-        .write(move |tx| Reply::ok(kitchen::start_ticket(tx, &id)?))
-        .await
+    move_ticket(caller, id, kitchen::start_ticket).await
 }
 
 /// The ticket is done; the order becomes ready when all its tickets are.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
 #[post("/kitchen/tickets/<id>/bump")]
 async fn bump_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
-    let id = path_id(id, "ticket")?;
-    caller
-        .write(move |tx| Reply::ok(kitchen::bump_ticket(tx, &id)?))
-        .await
+    move_ticket(caller, id, kitchen::bump_ticket).await
 }
 
 /// Bring a bumped ticket back to the board.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
 #[post("/kitchen/tickets/<id>/recall")]
 async fn recall_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
-    let id = path_id(id, "ticket")?;
-    caller
-        .write(move |tx| Reply::ok(kitchen::recall_ticket(tx, &id)?))
-        .await
+    move_ticket(caller, id, kitchen::recall_ticket).await
 }
 
 /// A cook saw the cancellation: the ticket leaves the board.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
 #[post("/kitchen/tickets/<id>/acknowledge")]
 async fn acknowledge_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
+    move_ticket(caller, id, kitchen::acknowledge_ticket).await
+}
+
+/// One cook's move on a ticket, answered with the ticket as it now is.
+async fn move_ticket(
+    caller: Can<perm::KitchenWork>,
+    id: &str,
+    action: fn(&mut Tx, &str) -> Result<Ticket, ApiError>,
+) -> Result<Reply, ApiError> {
     let id = path_id(id, "ticket")?;
-    caller
-        .write(move |tx| Reply::ok(kitchen::acknowledge_ticket(tx, &id)?))
-        .await
+    caller.write(move |tx| Reply::ok(action(tx, &id)?)).await
 }
 
 async fn move_item(
@@ -218,12 +222,7 @@ async fn all_day(
     caller: Can<perm::KitchenRead>,
     station_id: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let station_id = station_id
-        .map(|s| {
-            path_id(s, "station")
-                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
-        })
-        .transpose()?;
+    let station_id = station_filter(station_id)?;
     caller
         .read(move |conn| Reply::ok(kitchen::all_day(conn, station_id.as_deref())?))
         .await
@@ -237,13 +236,8 @@ async fn kitchen_stats(
     from: Option<&str>,
     to: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let time = |field: &str, v: &str| {
-        crate::time::parse_rfc3339(v)
-            .map(crate::time::rfc3339)
-            .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
-    };
-    let from = from.map(|v| time("from", v)).transpose()?;
-    let to = to.map(|v| time("to", v)).transpose()?;
+    let from = query_time("from", from)?;
+    let to = query_time("to", to)?;
     caller
         .read(move |conn| Reply::ok(kitchen::stats(conn, from, to)?))
         .await

@@ -11,7 +11,7 @@ use crate::auth::{perm, Can};
 use crate::domain::dining::sessions;
 use crate::domain::orders::{self, *};
 use crate::domain::settings;
-use crate::domain::validate::{path_id, query_filter, Checks};
+use crate::domain::validate::{path_id, query_filter, query_time, Checks};
 use crate::domain::Tx;
 use crate::error::{ApiError, Problem};
 
@@ -57,17 +57,12 @@ async fn list_orders(
     limit: Option<&str>,
     cursor: Option<&str>,
 ) -> Result<Reply, ApiError> {
-    let time = |field: &str, v: &str| {
-        crate::time::parse_rfc3339(v)
-            .map(crate::time::rfc3339)
-            .ok_or_else(|| ApiError::invalid_field(field, "must be an RFC 3339 timestamp"))
-    };
     let filter = OrderFilter {
         status: query_filter("status", status, OrderStatus::parse)?,
         order_type: query_filter("order_type", order_type, OrderType::parse)?,
         table_id: table_id.map(str::to_string),
-        from: from.map(|v| time("from", v)).transpose()?,
-        to: to.map(|v| time("to", v)).transpose()?,
+        from: query_time("from", from)?,
+        to: query_time("to", to)?,
         before: cursor.map(str::to_string),
         limit: pagination::limit(limit)?,
     };

@@ -15,11 +15,6 @@ use crate::domain::Tx;
 use crate::error::ApiError;
 use crate::time::parse_rfc3339;
 
-/// The ticket row with its order's names, without items.
-struct TicketRow {
-    ticket: Ticket,
-}
-
 /// The ticket with its order's names and who placed the order (a staff member's
 /// name; an API key or device shows none).
 const TICKET_SELECT: &str = "SELECT t.id, t.order_id, o.order_number, o.order_type, o.table_name, o.customer_name, \
@@ -28,7 +23,8 @@ const TICKET_SELECT: &str = "SELECT t.id, t.order_id, o.order_number, o.order_ty
      FROM kitchen_tickets t JOIN orders o ON o.id = t.order_id JOIN kitchen_stations s ON s.id = t.station_id \
      LEFT JOIN users u ON o.created_by = 'user:' || u.id";
 
-fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<TicketRow> {
+/// A ticket without its items.
+fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<Ticket> {
     let status: String = r.get(8)?;
     let created_at: String = r.get(10)?;
     let bumped_at: Option<String> = r.get(12)?;
@@ -36,27 +32,25 @@ fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<TicketRow> {
     let elapsed_seconds = parse_rfc3339(&created_at)
         .map(|at| (until - at).num_seconds().max(0))
         .unwrap_or(0);
-    Ok(TicketRow {
-        ticket: Ticket {
-            id: r.get(0)?,
-            order_id: r.get(1)?,
-            order_number: r.get(2)?,
-            order_type: r.get(3)?,
-            table_name: r.get(4)?,
-            customer_name: r.get(5)?,
-            server_name: r.get(14)?,
-            version: r.get(15)?,
-            station_id: r.get(6)?,
-            station_name: r.get(7)?,
-            status: TicketStatus::parse(&status).unwrap_or(TicketStatus::Open),
-            addition: r.get(9)?,
-            created_at,
-            started_at: r.get(11)?,
-            bumped_at,
-            acknowledged_at: r.get(13)?,
-            elapsed_seconds,
-            items: Vec::new(),
-        },
+    Ok(Ticket {
+        id: r.get(0)?,
+        order_id: r.get(1)?,
+        order_number: r.get(2)?,
+        order_type: r.get(3)?,
+        table_name: r.get(4)?,
+        customer_name: r.get(5)?,
+        server_name: r.get(14)?,
+        version: r.get(15)?,
+        station_id: r.get(6)?,
+        station_name: r.get(7)?,
+        status: TicketStatus::parse(&status).unwrap_or(TicketStatus::Open),
+        addition: r.get(9)?,
+        created_at,
+        started_at: r.get(11)?,
+        bumped_at,
+        acknowledged_at: r.get(13)?,
+        elapsed_seconds,
+        items: Vec::new(),
     })
 }
 
@@ -90,16 +84,13 @@ fn items_of(
     Ok(items)
 }
 
-fn with_items(conn: &Connection, rows: Vec<TicketRow>) -> Result<Vec<Ticket>, ApiError> {
-    let ids: Vec<String> = rows.iter().map(|r| r.ticket.id.clone()).collect();
+fn with_items(conn: &Connection, mut tickets: Vec<Ticket>) -> Result<Vec<Ticket>, ApiError> {
+    let ids: Vec<String> = tickets.iter().map(|t| t.id.clone()).collect();
     let mut items = items_of(conn, &ids)?;
-    Ok(rows
-        .into_iter()
-        .map(|row| Ticket {
-            items: items.remove(&row.ticket.id).unwrap_or_default(),
-            ..row.ticket
-        })
-        .collect())
+    for ticket in &mut tickets {
+        ticket.items = items.remove(&ticket.id).unwrap_or_default();
+    }
+    Ok(tickets)
 }
 
 pub fn get_ticket(conn: &Connection, id: &str, now: DateTime<Utc>) -> Result<Ticket, ApiError> {
@@ -111,6 +102,17 @@ pub fn get_ticket(conn: &Connection, id: &str, now: DateTime<Utc>) -> Result<Tic
     with_items(conn, vec![row])?
         .pop()
         .ok_or_else(|| ApiError::not_found("ticket"))
+}
+
+/// The station whose tickets a view is limited to: a prep station's own; an
+/// expo station, or none, sees every station's.
+fn only_station(conn: &Connection, station_id: Option<&str>) -> Result<Option<String>, ApiError> {
+    let Some(id) = station_id else {
+        return Ok(None);
+    };
+    let station = get_station(conn, id)
+        .map_err(|_| ApiError::invalid_field("station_id", "no such station"))?;
+    Ok((station.kind == StationKind::Prep).then_some(station.id))
 }
 
 pub struct TicketFilter {
@@ -128,16 +130,7 @@ pub fn list_tickets(
     filter: &TicketFilter,
     now: DateTime<Utc>,
 ) -> Result<Vec<Ticket>, ApiError> {
-    let station = match &filter.station_id {
-        Some(id) => Some(
-            get_station(conn, id)
-                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))?,
-        ),
-        None => None,
-    };
-    let only_station = station
-        .filter(|s| s.kind == StationKind::Prep)
-        .map(|s| s.id);
+    let only_station = only_station(conn, filter.station_id.as_deref())?;
     let mut stmt = conn.prepare_cached(&format!(
         "{TICKET_SELECT} WHERE (?1 IS NULL OR t.station_id = ?1) \
          AND (CASE WHEN ?2 IS NULL THEN (t.status = 'open' OR (t.status = 'cancelled' AND t.acknowledged_at IS NULL)) \
@@ -154,22 +147,14 @@ pub fn list_tickets(
         ],
         |r| ticket_from_row(r, now),
     )?;
-    let rows: Vec<TicketRow> = rows.collect::<Result<_, _>>()?;
+    let rows: Vec<Ticket> = rows.collect::<Result<_, _>>()?;
     with_items(conn, rows)
 }
 
 /// What is still to cook across the open tickets (of a station, or every one for
 /// an expo station or none), by item and modifiers.
 pub fn all_day(conn: &Connection, station_id: Option<&str>) -> Result<AllDay, ApiError> {
-    let station = station_id
-        .map(|id| {
-            get_station(conn, id)
-                .map_err(|_| ApiError::invalid_field("station_id", "no such station"))
-        })
-        .transpose()?;
-    let only_station = station
-        .filter(|s| s.kind == StationKind::Prep)
-        .map(|s| s.id);
+    let only_station = only_station(conn, station_id)?;
     let mut stmt = conn.prepare_cached(
         "SELECT i.name, i.modifiers, SUM(i.quantity - i.voided_quantity) FROM kitchen_ticket_items i \
          JOIN kitchen_tickets t ON t.id = i.ticket_id \

@@ -731,3 +731,54 @@ fn stats_give_ticket_times_per_station_on_a_worked_example() {
         .get("/kitchen/stats?from=yesterday")
         .expect_problem(422, "validation_failed");
 }
+
+#[test]
+fn another_tenants_stations_and_orders_are_unknown_and_bad_settings_are_refused() {
+    let k = kitchen();
+    let (_, other) = k.app.second_tenant("other");
+    let order = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    let id = order["id"].as_str().unwrap();
+    k.fire(&order);
+    other
+        .post(&format!("/orders/{id}/fire"), json!({"course": 2}))
+        .expect_problem(404, "not_found");
+    other
+        .patch(
+            &format!("/kitchen/stations/{}", k.grill),
+            json!({"name": "Mine"}),
+        )
+        .expect_problem(404, "not_found");
+    other
+        .delete(&format!("/kitchen/stations/{}", k.grill))
+        .expect_problem(404, "not_found");
+    other
+        .get(&format!("/kitchen/tickets?station_id={}", k.grill))
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .patch(
+            &format!("/kitchen/stations/{}", uuid::Uuid::now_v7()),
+            json!({"name": "Ghost"}),
+        )
+        .expect_problem(404, "not_found");
+    k.app
+        .owner
+        .patch("/settings", json!({"kitchen_auto_ready": "yes"}))
+        .expect_problem(422, "validation_failed");
+    k.app
+        .owner
+        .get("/kitchen/stats?to=tomorrow")
+        .expect_problem(422, "validation_failed");
+    // Nothing of that changed anything.
+    let station = k
+        .app
+        .owner
+        .get(&format!("/kitchen/stations/{}", k.grill))
+        .expect(200);
+    assert_eq!(station["name"], "Grill");
+    assert_eq!(
+        k.app.owner.get("/settings").expect(200)["kitchen_auto_ready"],
+        true
+    );
+    assert_eq!(k.board("").len(), 1);
+}

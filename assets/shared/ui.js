@@ -47,7 +47,11 @@ export function Action({ action, children, kind = "", busyLabel, ...rest }) {
 export function Notice({ problem, kind = "error", children }) {
   if (!problem && !children) return null;
   // Field errors are shown beside their fields; the notice only points to them.
-  const text = children || (problem.errors?.length ? "Check the fields marked below." : problem.message);
+  // Server messages start lower-case, as in an API: a notice is a sentence.
+  const message = problem?.message || "";
+  const text = children || (problem.errors?.length
+    ? "Check the fields marked below."
+    : message.charAt(0).toUpperCase() + message.slice(1));
   return html`<div class=${`notice ${kind}`} role=${kind === "error" ? "alert" : "status"}>${text}</div>`;
 }
 

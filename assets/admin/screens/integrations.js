@@ -140,9 +140,10 @@ function Deliveries({ focus }) {
   };
   useEffect(() => { reload(); }, [status, cursors]);
   useEffect(() => { if (focus) api.get(`/webhooks/deliveries/${focus}`).then(setFocused, setProblem); }, [focus]);
+  // The list and the focused delivery may still be loading when a retry answers.
   const replace = (changed) => {
-    setPage({ ...page, data: page.data.map((d) => (d.event_id === changed.event_id ? changed : d)) });
-    if (focused?.event_id === changed.event_id) setFocused(changed);
+    setPage((p) => p && { ...p, data: p.data.map((d) => (d.event_id === changed.event_id ? changed : d)) });
+    setFocused((f) => (f?.event_id === changed.event_id ? changed : f));
   };
   const table = (rows) => html`<table class="list deliveries"><thead><tr><th></th><th>Event</th><th>Created</th><th>Status</th>
     <th class="num">Attempts</th><th>Last</th><th></th></tr></thead>

@@ -70,7 +70,7 @@ fn a_wrong_password_is_refused_on_the_form() {
     };
     browser.open("/admin/");
     browser.submit_login(OWNER_EMAIL, "not the password");
-    browser.wait_for_text("[role=alert]", "wrong email or password");
+    browser.wait_for_text("[role=alert]", "Wrong email or password");
     assert!(!browser.exists("nav.sidebar"), "no way in");
     assert_eq!(
         browser.value("input[name=email]"),

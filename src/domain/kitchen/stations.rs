@@ -167,7 +167,7 @@ pub fn delete_station(tx: &Tx, id: &str) -> Result<(), ApiError> {
     if used {
         return Err(ApiError::conflict(
             "station_in_use",
-            "the station has tickets; set active to false to stop sending it lines",
+            "the station has tickets; switch it off instead (active: false)",
         ));
     }
     tx.execute("DELETE FROM kitchen_stations WHERE id = ?1", [id])?;

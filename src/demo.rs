@@ -5,9 +5,9 @@
 use crate::auth::{random_token, Role};
 use crate::db::TenantInfo;
 use crate::domain::dining::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
-use crate::domain::kitchen::{self, NewStation, StationKind};
-use crate::domain::menu::{self, ItemFields, StoredModifier};
+use crate::domain::menu::{self, CategoryFields, ItemFields, StoredModifier};
 use crate::domain::staff;
+use crate::domain::stations::{self, NewStation, StationKind};
 use crate::domain::tables::{self, NewTable, Shape};
 use crate::error::ApiError;
 use crate::App;
@@ -148,6 +148,9 @@ const MENU: &[(&str, &[SeedItem])] = &[
 /// The stations the menu names, beside the default "Kitchen" every tenant has.
 const STATIONS: &[&str] = &["Grill", "Fryer", "Pizza", "Pastry", "Bar"];
 
+/// Categories whose items all cook at one station name it once, on the category.
+const CATEGORY_STATIONS: &[(&str, &str)] = &[("Desserts", "pastry"), ("Drinks", "bar")];
+
 const FLOORS: &[(&str, &[SeedTable])] = &[
     (
         "Main room",
@@ -197,6 +200,7 @@ fn booking_hours() -> TimeSlotRules {
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
     let db = app.db.create_tenant("Demo Bistro", "demo", "USD", "UTC")?;
     app.write(&db, "system:demo", |tx| {
+        let mut station_ids = std::collections::HashMap::new();
         for (position, name) in STATIONS.iter().enumerate() {
             let station = NewStation {
                 name: name.to_string(),
@@ -206,9 +210,10 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
                 active: None,
                 position: Some(position as i64 + 1),
             };
-            kitchen::create_station(tx, &station)?;
+            let id = stations::create_station(tx, &station)?.id;
+            station_ids.insert(name.to_lowercase(), id);
         }
-        kitchen::create_station(
+        stations::create_station(
             tx,
             &NewStation {
                 name: "Expo".to_string(),
@@ -219,8 +224,19 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
                 position: Some(STATIONS.len() as i64 + 1),
             },
         )?;
+        // "kitchen" is the default station: no id needed.
+        let station_id = |name: &str| station_ids.get(name).cloned();
         for (position, (category, items)) in MENU.iter().enumerate() {
-            let category_id = menu::insert_category(tx, category, position as i64)?.id;
+            let category_station = CATEGORY_STATIONS
+                .iter()
+                .find(|(name, _)| name == category)
+                .map(|(_, station)| *station);
+            let fields = CategoryFields {
+                name: category.to_string(),
+                position: position as i64,
+                station_id: category_station.and_then(station_id),
+            };
+            let category_id = menu::insert_category(tx, &fields)?.id;
             for (name, description, price, station, modifiers) in items.iter() {
                 let fields = ItemFields {
                     category_id: category_id.clone(),
@@ -229,7 +245,11 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
                     price: *price,
                     tax_rate: 8875,
                     available: true,
-                    kitchen_station: Some(station.to_string()),
+                    station_id: if category_station == Some(*station) {
+                        None
+                    } else {
+                        station_id(station)
+                    },
                     modifiers: modifiers
                         .iter()
                         .map(|(name, price)| StoredModifier {

@@ -22,7 +22,7 @@ INSERT INTO kitchen_stations (id, name, is_default, created_at, updated_at)
 SELECT lower(printf('%s-%s-4%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)), substr(hex(randomblob(2)), 2),
            substr(hex(randomblob(2)), 2), hex(randomblob(6)))),
        name, 0, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'), strftime('%Y-%m-%dT%H:%M:%fZ', 'now')
-FROM (SELECT DISTINCT trim(kitchen_station) AS name FROM menu_items
+FROM (SELECT DISTINCT trim(kitchen_station) COLLATE NOCASE AS name FROM menu_items
       WHERE kitchen_station IS NOT NULL AND trim(kitchen_station) <> '' AND lower(trim(kitchen_station)) <> 'kitchen');
 INSERT INTO kitchen_stations (id, name, is_default, created_at, updated_at)
 VALUES (lower(printf('%s-%s-4%s-8%s-%s', hex(randomblob(4)), hex(randomblob(2)), substr(hex(randomblob(2)), 2),

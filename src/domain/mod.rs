@@ -3,10 +3,11 @@
 //! demo seed all change data through the operations here.
 //!
 //! Groups depend one way (see `README.md` beside this file, and the architecture
-//! test in `tests/api/architecture.rs`): `settings` under everything; `menu`,
-//! `tables`, `staff` and `webhooks` at the bottom; `orders` above them; `dining`
-//! (queue, sessions, reservations, the seatmap: the guest journey) and `kitchen`
-//! above orders.
+//! test in `tests/api/architecture.rs`): `settings` under everything; `stations`,
+//! `tables`, `staff` and `webhooks` at the bottom; `menu` above stations (items
+//! name the station they cook at); `orders` above them; `dining` (queue,
+//! sessions, reservations, the seatmap: the guest journey) and `kitchen` above
+//! orders.
 //! A lower group never calls a higher one; a higher group that must react to a
 //! lower one's change registers for its event in `reactions.rs`.
 
@@ -18,6 +19,7 @@ pub mod orders;
 pub mod reactions;
 pub mod settings;
 pub mod staff;
+pub mod stations;
 pub mod tables;
 pub mod tx;
 pub mod validate;

@@ -11,14 +11,15 @@ const RANKS: &[(&str, u8)] = &[
     ("event", 0),
     ("settings", 1),
     ("tx", 2),
-    ("menu", 3),
+    ("stations", 3),
     ("tables", 3),
     ("staff", 3),
     ("webhooks", 3),
-    ("orders", 4),
-    ("dining", 5),
-    ("kitchen", 5),
-    ("reactions", 6),
+    ("menu", 4),
+    ("orders", 5),
+    ("dining", 6),
+    ("kitchen", 6),
+    ("reactions", 7),
 ];
 
 /// Names the domain root re-exports, by the module they come from; `run` wires
@@ -161,8 +162,11 @@ fn a_wrong_import_is_caught() {
     let upward = "use crate::domain::dining::sessions;\n";
     assert_eq!(violations("orders", "orders/write.rs", upward).len(), 1);
     // Two groups of one rank.
-    let sideways = "use crate::domain::{menu, tables::Table, Tx};\n";
-    assert_eq!(violations("menu", "menu/queries.rs", sideways).len(), 1);
+    let sideways = "use crate::domain::{stations, tables::Table, Tx};\n";
+    assert_eq!(
+        violations("stations", "stations/queries.rs", sideways).len(),
+        1
+    );
     // The write context is below the groups, the reactions above them all.
     assert!(violations("orders", "orders/write.rs", sideways).is_empty());
     let wiring = "let x = crate::domain::run(sql, context, work);\n";

@@ -1,7 +1,7 @@
 //! Writes take their time from the app's clock, so a fixed clock fixes what they
 //! stamp and which business day they fall in.
 
-use brigade::domain::menu::{self, ItemFields};
+use brigade::domain::menu::{self, CategoryFields, ItemFields};
 use brigade::domain::orders::{self, NewLine, NewOrder, OrderType};
 use brigade::time::Clock;
 use chrono::{TimeZone, Utc};
@@ -18,7 +18,14 @@ fn a_fixed_clock_stamps_every_write_and_picks_the_business_day() {
     let db = app.db.tenant(tenant_id.parse().unwrap()).unwrap();
     let order = app
         .write(&db, "test", |tx| {
-            let category = menu::insert_category(tx, "Mains", 0)?;
+            let category = menu::insert_category(
+                tx,
+                &CategoryFields {
+                    name: "Mains".into(),
+                    position: 0,
+                    station_id: None,
+                },
+            )?;
             let item = menu::insert_item(
                 tx,
                 &ItemFields {
@@ -28,7 +35,7 @@ fn a_fixed_clock_stamps_every_write_and_picks_the_business_day() {
                     price: 650,
                     tax_rate: 0,
                     available: true,
-                    kitchen_station: None,
+                    station_id: None,
                     modifiers: Vec::new(),
                 },
             )?;

@@ -6,7 +6,8 @@ use serde_json::{json, Value};
 
 use crate::helpers::{event_names, Client, TestApp};
 
-/// A menu with a grill and a bar item, a grill station and a bar station.
+/// A grill station and a bar station; a burger that names the grill, and a lager
+/// that cooks at its category's station, the bar.
 struct Kitchen {
     app: TestApp,
     burger: String,
@@ -15,12 +16,12 @@ struct Kitchen {
     bar: String,
 }
 
-fn item(app: &TestApp, category: &Value, name: &str, station: &str) -> String {
+fn item(app: &TestApp, category: &Value, name: &str, station_id: Option<&str>) -> String {
     app.owner
         .post(
             "/menu/items",
             json!({"name": name, "category_id": category["id"], "price": 10, "tax_rate": 0,
-                   "kitchen_station": station, "modifiers": [{"name": "Rare", "price": 0}]}),
+                   "station_id": station_id, "modifiers": [{"name": "Rare", "price": 0}]}),
         )
         .expect(201)["id"]
         .as_str()
@@ -39,12 +40,20 @@ fn kitchen() -> Kitchen {
             .to_string()
     };
     let (grill, bar) = (station("Grill"), station("Bar"));
-    let category = app
+    let food = app
         .owner
         .post("/menu/categories", json!({"name": "Food"}))
         .expect(201);
-    let burger = item(&app, &category, "Burger", "grill");
-    let beer = item(&app, &category, "Lager", "Bar");
+    let drinks = app
+        .owner
+        .post(
+            "/menu/categories",
+            json!({"name": "Drinks", "station_id": bar}),
+        )
+        .expect(201);
+    assert_eq!(drinks["station_id"], bar.as_str());
+    let burger = item(&app, &food, "Burger", Some(&grill));
+    let beer = item(&app, &drinks, "Lager", None);
     Kitchen {
         app,
         burger,
@@ -508,11 +517,28 @@ fn stations_are_managed_and_the_default_stays() {
     let order = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
     k.fire(&order);
     assert_eq!(k.board("")[0]["station_name"], "Kitchen");
-    // A station with tickets stays; one without goes.
+    // A station with tickets stays; one the menu points at stays until the
+    // menu points elsewhere; one nothing uses goes.
     k.app
         .owner
         .delete(&format!("/kitchen/stations/{default_id}"))
         .expect_problem(409, "station_in_use");
+    let refused = k
+        .app
+        .owner
+        .delete(&format!("/kitchen/stations/{}", k.grill))
+        .expect_problem(409, "station_in_use");
+    assert!(
+        refused["detail"].as_str().unwrap().contains("1 menu item"),
+        "{refused}"
+    );
+    k.app
+        .owner
+        .patch(
+            &format!("/menu/items/{}", k.burger),
+            json!({"station_id": null}),
+        )
+        .expect(200);
     k.app
         .owner
         .delete(&format!("/kitchen/stations/{}", k.grill))
@@ -521,6 +547,112 @@ fn stations_are_managed_and_the_default_stays() {
         .owner
         .get(&format!("/kitchen/stations/{}", k.grill))
         .expect_problem(404, "not_found");
+    // The bar was off when the lager was fired, so it has no tickets; its
+    // category still points at it.
+    let bar = k
+        .app
+        .owner
+        .delete(&format!("/kitchen/stations/{}", k.bar))
+        .expect_problem(409, "station_in_use");
+    assert_eq!(
+        bar["detail"],
+        "1 category sends its lines here; point it at another station first, \
+         or switch the station off (active: false)"
+    );
+}
+
+#[test]
+fn items_and_categories_point_at_a_station_and_an_item_overrides_its_category() {
+    let k = kitchen();
+    // The lager names no station: its category's bar takes it. Pointing it at
+    // the grill overrides the category; clearing the category's station sends
+    // an item without its own to the default station.
+    let lager = k
+        .app
+        .owner
+        .get(&format!("/menu/items/{}", k.beer))
+        .expect(200);
+    assert!(lager["station_id"].is_null());
+    let order = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    assert_eq!(order["items"][0]["station_id"], k.bar.as_str());
+    k.fire(&order);
+    assert_eq!(k.board("")[0]["station_name"], "Bar");
+
+    k.app
+        .owner
+        .patch(
+            &format!("/menu/items/{}", k.beer),
+            json!({"station_id": k.grill}),
+        )
+        .expect(200);
+    let order = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    assert_eq!(order["items"][0]["station_id"], k.grill.as_str());
+
+    let category_id = lager["category_id"].as_str().unwrap();
+    k.app
+        .owner
+        .patch(
+            &format!("/menu/items/{}", k.beer),
+            json!({"station_id": null}),
+        )
+        .expect(200);
+    let category = k
+        .app
+        .owner
+        .patch(
+            &format!("/menu/categories/{category_id}"),
+            json!({"station_id": null}),
+        )
+        .expect(200);
+    assert!(category["station_id"].is_null());
+    let order = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    assert!(order["items"][0]["station_id"].is_null());
+    k.fire(&order);
+    let board = k.board("");
+    assert_eq!(board.last().unwrap()["station_name"], "Kitchen");
+}
+
+#[test]
+fn a_menu_station_must_exist_in_the_tenant() {
+    let k = kitchen();
+    let (_, other) = k.app.second_tenant("other-bistro");
+    let foreign = other
+        .post("/kitchen/stations", json!({"name": "Wok"}))
+        .expect(201)["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let item_url = format!("/menu/items/{}", k.burger);
+    // Another tenant's station, an unknown id, a name, a number.
+    let unknown = uuid::Uuid::now_v7().to_string();
+    for bad in [json!(foreign), json!(unknown), json!("grill"), json!(7)] {
+        let problem = k
+            .app
+            .owner
+            .patch(&item_url, json!({"station_id": bad}))
+            .expect_problem(422, "validation_failed");
+        assert!(
+            problem.to_string().contains("station_id"),
+            "{bad}: {problem}"
+        );
+    }
+    k.app
+        .owner
+        .post(
+            "/menu/categories",
+            json!({"name": "Wok dishes", "station_id": foreign}),
+        )
+        .expect_problem(422, "validation_failed");
+    // Nothing changed.
+    let burger = k.app.owner.get(&item_url).expect(200);
+    assert_eq!(burger["station_id"], k.grill.as_str());
+    let categories = k.app.owner.get("/menu/categories").expect(200);
+    assert_eq!(categories["data"].as_array().unwrap().len(), 2);
+    // A cashier may not repoint the menu.
+    let cashier = k.app.user(Role::Cashier);
+    cashier
+        .patch(&item_url, json!({"station_id": k.bar}))
+        .expect_problem(403, "permission_denied");
 }
 
 #[test]
@@ -781,4 +913,75 @@ fn another_tenants_stations_and_orders_are_unknown_and_bad_settings_are_refused(
         true
     );
     assert_eq!(k.board("").len(), 1);
+}
+
+#[test]
+fn stations_named_in_free_text_become_station_ids_on_upgrade() {
+    use brigade::db::migrations::{latest_version, migrate, Schema};
+    // A file from before the kitchen: items name their station in free text,
+    // once in two spellings.
+    let dir = tempfile::tempdir().unwrap();
+    let mut conn = rusqlite::Connection::open(dir.path().join("old.db")).unwrap();
+    for script in ["0001_core.sql", "0002_webhooks.sql", "0003_dining_room.sql"] {
+        let sql = std::fs::read_to_string(format!(
+            "{}/migrations/tenant/{script}",
+            env!("CARGO_MANIFEST_DIR")
+        ))
+        .unwrap();
+        conn.execute_batch(&sql).unwrap();
+    }
+    conn.execute_batch(
+        "PRAGMA user_version = 3;
+         INSERT INTO menu_categories (id, name, created_at, updated_at) VALUES ('c', 'Food', 't', 't');
+         INSERT INTO menu_items (id, category_id, name, price, kitchen_station, created_at, updated_at) VALUES
+           ('burger', 'c', 'Burger', 1000, 'grill', 't', 't'),
+           ('steak', 'c', 'Steak', 2000, ' Grill ', 't', 't'),
+           ('soup', 'c', 'Soup', 500, 'kitchen', 't', 't'),
+           ('bread', 'c', 'Bread', 300, NULL, 't', 't'),
+           ('lager', 'c', 'Lager', 500, 'Bar', 't', 't');
+         INSERT INTO orders (id, order_number, business_date, status, order_type, created_at, updated_at)
+           VALUES ('o', '0001', '2030-01-01', 'open', 'takeaway', 't', 't');
+         INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, tax_rate,
+           kitchen_station, created_at, updated_at)
+           VALUES ('l1', 'o', 'lager', 'Lager', 500, 1, 0, 'Bar', 't', 't'),
+                  ('l2', 'o', 'soup', 'Soup', 500, 1, 0, 'kitchen', 't', 't');",
+    )
+    .unwrap();
+    migrate(&mut conn, Schema::Tenant).unwrap();
+    let version: i64 = conn
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version as usize, latest_version(Schema::Tenant));
+    let station_of = |table: &str, id: &str| -> Option<String> {
+        conn.query_row(
+            &format!(
+                "SELECT s.name FROM {table} t LEFT JOIN kitchen_stations s ON s.id = t.station_id \
+                 WHERE t.id = ?1"
+            ),
+            [id],
+            |r| r.get(0),
+        )
+        .unwrap()
+    };
+    let grill = station_of("menu_items", "burger").expect("the burger has a station");
+    assert!(grill.eq_ignore_ascii_case("grill"), "{grill}");
+    assert_eq!(station_of("menu_items", "steak"), Some(grill));
+    assert_eq!(station_of("menu_items", "lager").as_deref(), Some("Bar"));
+    // The default station's name and no name both mean the default station.
+    assert_eq!(station_of("menu_items", "soup"), None);
+    assert_eq!(station_of("menu_items", "bread"), None);
+    assert_eq!(station_of("order_items", "l1").as_deref(), Some("Bar"));
+    assert_eq!(station_of("order_items", "l2"), None);
+    let stations: i64 = conn
+        .query_row("SELECT COUNT(*) FROM kitchen_stations", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(stations, 3, "Grill, Bar and the default Kitchen");
+    let text_columns: i64 = conn
+        .query_row(
+            "SELECT COUNT(*) FROM pragma_table_info('menu_items') WHERE name = 'kitchen_station'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(text_columns, 0);
 }

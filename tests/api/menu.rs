@@ -12,13 +12,18 @@ fn categories_and_items_round_trip_with_exact_prices() {
         .expect(201);
     let cid = category["id"].as_str().unwrap();
     assert_eq!(category["name"], "Mains");
+    let grill = app
+        .owner
+        .post("/kitchen/stations", json!({"name": "Grill"}))
+        .expect(201)["id"]
+        .clone();
     let item = app
         .owner
         .post(
             "/menu/items",
             json!({
                 "name": "Burger", "description": "Beef", "category_id": cid, "price": 16.5,
-                "tax_rate": 8.875, "kitchen_station": "grill",
+                "tax_rate": 8.875, "station_id": grill,
                 "modifiers": [{"name": "Bacon", "price": 2.5}, {"name": "No bun", "price": 0}]
             }),
         )
@@ -27,6 +32,7 @@ fn categories_and_items_round_trip_with_exact_prices() {
     assert_eq!(item["price"], 16.5);
     assert_eq!(item["tax_rate"], 8.875);
     assert_eq!(item["available"], true);
+    assert_eq!(item["station_id"], grill);
     assert_eq!(item["modifiers"][0]["price"], 2.5);
     assert_eq!(
         app.owner.get(&format!("/menu/items/{id}")).expect(200),
@@ -36,11 +42,11 @@ fn categories_and_items_round_trip_with_exact_prices() {
         .owner
         .patch(
             &format!("/menu/items/{id}"),
-            json!({"price": 17, "kitchen_station": null, "available": false}),
+            json!({"price": 17, "station_id": null, "available": false}),
         )
         .expect(200);
     assert_eq!(patched["price"], 17.0);
-    assert!(patched["kitchen_station"].is_null());
+    assert!(patched["station_id"].is_null());
     assert_eq!(patched["available"], false);
     assert_eq!(patched["name"], "Burger");
     let listed = app

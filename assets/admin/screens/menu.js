@@ -1,5 +1,6 @@
 // The menu: categories and their items with prices, tax rates, stations and
-// modifiers; an item is marked unavailable ("86") in one click.
+// modifiers; an item is marked unavailable ("86") in one click. An item cooks at
+// its own kitchen station, else at its category's, else at the default one.
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { all, api } from "/shared/api.js";
@@ -7,12 +8,25 @@ import { money } from "/shared/format.js";
 import { Action, Confirm, Dialog, Empty, Field, Notice, Select } from "/shared/ui.js";
 import { can } from "/admin/roles.js";
 
-const BLANK_ITEM = { name: "", description: "", price: "", tax_rate: "", kitchen_station: "", available: true, modifiers: [] };
+const BLANK_ITEM = { name: "", description: "", price: "", tax_rate: "", station_id: "", available: true, modifiers: [] };
 
-function ItemForm({ item, categories, categoryId, onSaved, onClose }) {
+/** The station a line of `item` cooks at, and whether it comes from the category. */
+function cooksAt(item, categories, stations) {
+  const category = categories.find((c) => c.id === item.category_id);
+  const id = item.station_id || category?.station_id;
+  const station = stations.find((s) => s.id === id && s.active) || stations.find((s) => s.is_default);
+  return { name: station?.name || "Default", inherited: !item.station_id };
+}
+
+/** Options for a station picker: "inherit" first, then every station. */
+function stationOptions(stations, inherit) {
+  return [["", inherit], ...stations.map((s) => [s.id, s.active ? s.name : `${s.name} (off)`])];
+}
+
+function ItemForm({ item, categories, stations, categoryId, onSaved, onClose }) {
   const [form, setForm] = useState(
     item
-      ? { ...item, price: String(item.price), tax_rate: String(item.tax_rate), kitchen_station: item.kitchen_station || "",
+      ? { ...item, price: String(item.price), tax_rate: String(item.tax_rate), station_id: item.station_id || "",
           modifiers: item.modifiers.map((m) => ({ name: m.name, price: String(m.price) })) }
       : { ...BLANK_ITEM, category_id: categoryId },
   );
@@ -36,12 +50,12 @@ function ItemForm({ item, categories, categoryId, onSaved, onClose }) {
       price: Number(form.price),
       tax_rate: form.tax_rate === "" ? 0 : Number(form.tax_rate),
       available: form.available,
-      kitchen_station: form.kitchen_station.trim() || null,
+      station_id: form.station_id || null,
       modifiers: form.modifiers.filter((m) => m.name.trim()).map((m) => ({ name: m.name.trim(), price: Number(m.price || 0) })),
     };
     try {
       if (item) await api.patch(`/menu/items/${item.id}`, body);
-      else await api.post("/menu/items", { ...body, kitchen_station: body.kitchen_station || undefined });
+      else await api.post("/menu/items", body);
       onSaved();
     } catch (failed) {
       setProblem(failed);
@@ -59,7 +73,8 @@ function ItemForm({ item, categories, categoryId, onSaved, onClose }) {
         <${Field} label="Tax rate (%)" name="tax_rate" inputmode="decimal" value=${form.tax_rate} error=${error("tax_rate")} onInput=${set("tax_rate")} />
         <${Select} label="Category" name="category_id" value=${form.category_id} error=${error("category_id")} onChange=${set("category_id")}
           options=${categories.map((c) => [c.id, c.name])} />
-        <${Field} label="Kitchen station" name="kitchen_station" value=${form.kitchen_station} error=${error("kitchen_station")} onInput=${set("kitchen_station")} />
+        <${Select} label="Kitchen station" name="station_id" value=${form.station_id} error=${error("station_id")} onChange=${set("station_id")}
+          options=${stationOptions(stations, `As its category (${cooksAt({ category_id: form.category_id }, categories, stations).name})`)} />
       </div>
       <label class="check"><input type="checkbox" name="available" checked=${form.available} onChange=${set("available")} /> Available</label>
       <h3>Modifiers</h3>
@@ -80,14 +95,16 @@ function ItemForm({ item, categories, categoryId, onSaved, onClose }) {
   <//>`;
 }
 
-function CategoryForm({ onSaved, onClose }) {
+function CategoryForm({ stations, onSaved, onClose }) {
   const [name, setName] = useState("");
+  const [stationId, setStationId] = useState("");
   const [problem, setProblem] = useState(null);
   const [missing, setMissing] = useState(null);
+  const fallback = stations.find((s) => s.is_default)?.name || "Default";
   async function save() {
     if (!name.trim()) return setMissing("Give the category a name.");
     try {
-      const created = await api.post("/menu/categories", { name: name.trim() });
+      const created = await api.post("/menu/categories", { name: name.trim(), station_id: stationId || null });
       onSaved(created);
     } catch (failed) {
       setProblem(failed);
@@ -97,6 +114,8 @@ function CategoryForm({ onSaved, onClose }) {
     <${Notice} problem=${problem?.errors.length ? null : problem} />
     <form onSubmit=${(e) => { e.preventDefault(); save(); }} novalidate>
       <${Field} label="Name" name="category-name" value=${name} error=${missing || problem?.field("name")} onInput=${(e) => setName(e.target.value)} />
+      <${Select} label="Its items cook at" name="category-station" value=${stationId} error=${problem?.field("station_id")}
+        onChange=${(e) => setStationId(e.target.value)} options=${stationOptions(stations, `The default station (${fallback})`)} />
       <div class="actions"><${Action} kind="primary" action=${save} data-action="save-category">Create category<//>
         <button type="button" class="btn" onClick=${onClose}>Cancel</button></div>
     </form>
@@ -107,6 +126,7 @@ export function Menu({ role }) {
   const writable = can(role, "menuWrite");
   const [categories, setCategories] = useState([]);
   const [items, setItems] = useState([]);
+  const [stations, setStations] = useState([]);
   const [selected, setSelected] = useState(null);
   const [editing, setEditing] = useState(null);
   const [addingCategory, setAddingCategory] = useState(false);
@@ -115,10 +135,13 @@ export function Menu({ role }) {
 
   async function reload() {
     try {
-      const [c, i] = await Promise.all([all("/menu/categories"), all("/menu/items")]);
+      // Stations only name where items cook: a role that may not read them
+      // still sees the menu.
+      const [c, i, s] = await Promise.all([all("/menu/categories"), all("/menu/items"), all("/kitchen/stations").catch(() => [])]);
       c.sort((a, b) => a.position - b.position || a.name.localeCompare(b.name));
       setCategories(c);
       setItems(i);
+      setStations(s);
       setSelected((current) => current && c.some((x) => x.id === current) ? current : c[0]?.id || null);
       setProblem(null);
     } catch (failed) {
@@ -147,6 +170,18 @@ export function Menu({ role }) {
     }
   }
 
+  async function setCategoryStation(category, stationId) {
+    try {
+      const changed = await api.patch(`/menu/categories/${category.id}`, { station_id: stationId || null });
+      setCategories(categories.map((c) => (c.id === category.id ? changed : c)));
+      setProblem(null);
+    } catch (failed) {
+      setProblem(failed);
+    }
+  }
+
+  const current = categories.find((c) => c.id === selected);
+  const fallback = stations.find((s) => s.is_default)?.name || "Default";
   const shown = items.filter((i) => i.category_id === selected).sort((a, b) => a.name.localeCompare(b.name));
   return html`
     <div class="screen-head"><h1>Menu</h1>
@@ -164,10 +199,16 @@ export function Menu({ role }) {
         ${loaded && !categories.length ? html`<${Empty}>No categories yet.<//>` : null}
       </nav>
       <section class="card">
+        ${current && stations.length ? html`<div class="category-station">
+          ${writable ? html`<${Select} label=${`Items in ${current.name} cook at`} name="category-station-current" value=${current.station_id || ""}
+              onChange=${(e) => setCategoryStation(current, e.target.value)} options=${stationOptions(stations, `The default station (${fallback})`)} />`
+            : html`<span class="muted">Items in ${current.name} cook at ${cooksAt({ category_id: current.id }, categories, stations).name}.</span>`}
+          <span class="muted small">An item can name its own station instead.</span>
+        </div>` : null}
         ${shown.length ? html`<table class="list"><thead><tr><th>Item</th><th>Station</th><th>Modifiers</th><th class="num">Price</th><th class="num">Tax</th><th></th></tr></thead><tbody>
           ${shown.map((item) => html`<tr class=${`item-row${item.available ? "" : " unavailable"}`} data-item=${item.name}>
             <td><strong>${item.name}</strong>${item.available ? null : html` <span class="badge red">86'd</span>`}<div class="muted small">${item.description}</div></td>
-            <td>${item.kitchen_station || "—"}</td>
+            <td>${(({ name, inherited }) => inherited ? html`<span class="muted" title="From its category or the default">${name}</span>` : name)(cooksAt(item, categories, stations))}</td>
             <td class="small">${item.modifiers.map((m) => `${m.name}${m.price ? ` +${money(m.price)}` : ""}`).join(", ") || "—"}</td>
             <td class="num">${money(item.price)}</td><td class="num">${item.tax_rate}%</td>
             <td class="row-actions">${writable ? html`
@@ -180,8 +221,8 @@ export function Menu({ role }) {
         </tbody></table>` : html`<${Empty}>${loaded ? "No items in this category." : "Loading…"}<//>`}
       </section>
     </div>
-    ${editing ? html`<${ItemForm} item=${editing === "new" ? null : editing} categories=${categories} categoryId=${selected}
+    ${editing ? html`<${ItemForm} item=${editing === "new" ? null : editing} categories=${categories} stations=${stations} categoryId=${selected}
         onClose=${() => setEditing(null)} onSaved=${() => { setEditing(null); reload(); }} />` : null}
-    ${addingCategory ? html`<${CategoryForm} onClose=${() => setAddingCategory(false)}
+    ${addingCategory ? html`<${CategoryForm} stations=${stations} onClose=${() => setAddingCategory(false)}
         onSaved=${(c) => { setAddingCategory(false); setSelected(c.id); reload(); }} />` : null}`;
 }

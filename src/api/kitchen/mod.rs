@@ -8,6 +8,7 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::domain::kitchen::{self, *};
+use crate::domain::stations::{self, NewStation, Station, StationPatch};
 use crate::domain::validate::{path_id, query_filter, query_time};
 use crate::domain::Tx;
 use crate::error::{ApiError, Problem};
@@ -37,7 +38,7 @@ async fn list_stations(caller: Can<perm::KitchenRead>) -> Result<Reply, ApiError
     caller
         .read(move |conn| {
             Reply::ok(Page {
-                data: kitchen::list_stations(conn)?,
+                data: stations::list_stations(conn)?,
                 next_cursor: None,
             })
         })
@@ -53,7 +54,7 @@ async fn create_station(
     body: JsonBody<NewStation>,
 ) -> Result<Reply, ApiError> {
     caller
-        .write(move |tx| Reply::created(kitchen::create_station(tx, &body)?))
+        .write(move |tx| Reply::created(stations::create_station(tx, &body)?))
         .await
 }
 
@@ -63,7 +64,7 @@ async fn create_station(
 async fn get_station(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "station")?;
     caller
-        .read(move |conn| Reply::ok(kitchen::get_station(conn, &id)?))
+        .read(move |conn| Reply::ok(stations::get_station(conn, &id)?))
         .await
 }
 
@@ -78,7 +79,7 @@ async fn update_station(
 ) -> Result<Reply, ApiError> {
     let id = path_id(id, "station")?;
     caller
-        .write(move |tx| Reply::ok(kitchen::update_station(tx, &id, &body)?))
+        .write(move |tx| Reply::ok(stations::update_station(tx, &id, &body)?))
         .await
 }
 
@@ -89,7 +90,7 @@ async fn update_station(
 async fn delete_station(caller: Can<perm::KitchenStations>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "station")?;
     caller
-        .write(move |tx| kitchen::delete_station(tx, &id))
+        .write(move |tx| kitchen::remove_station(tx, &id))
         .await?;
     Ok(Reply::no_content())
 }

@@ -53,11 +53,10 @@ async fn create_category(
     body: JsonBody<NewCategory>,
 ) -> Result<Reply, ApiError> {
     let mut checks = Checks::new();
-    let name = checks.text("name", &body.name, 80);
-    let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
+    let fields = CategoryFields::from_new(&body, &mut checks);
     checks.finish()?;
     caller
-        .write(move |tx| Reply::created(menu::insert_category(tx, &name, position)?))
+        .write(move |tx| Reply::created(menu::insert_category(tx, &fields)?))
         .await
 }
 
@@ -71,7 +70,7 @@ async fn get_category(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, Ap
         .await
 }
 
-/// Rename or reorder a menu category.
+/// Rename or reorder a menu category, or change the station its items cook at.
 #[utoipa::path(tag = "Menu", request_body = CategoryPatch, responses(
     (status = 200, body = Category), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/categories/<id>", data = "<body>")]
@@ -83,16 +82,11 @@ async fn update_category(
     let id = path_id(id, "menu category")?;
     caller
         .write(move |tx| {
-            let mut category = menu::get_category(tx, &id)?;
+            let mut fields = CategoryFields::of(&menu::get_category(tx, &id)?);
             let mut checks = Checks::new();
-            if let Some(name) = &body.name {
-                category.name = checks.text("name", name, 80);
-            }
-            if let Some(position) = body.position {
-                category.position = checks.integer_in("position", position, 0..=10_000);
-            }
+            fields.apply(&body, &mut checks);
             checks.finish()?;
-            Reply::ok(menu::update_category(tx, &category)?)
+            Reply::ok(menu::update_category(tx, &id, &fields)?)
         })
         .await
 }

@@ -8,9 +8,9 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::*;
-use super::stations::{get_station, station_for};
 use crate::domain::event::{Event, OrderData};
 use crate::domain::orders::{self, OrderStatus};
+use crate::domain::stations::{get_station, station_for, StationKind};
 use crate::domain::Tx;
 use crate::error::ApiError;
 use crate::time::parse_rfc3339;
@@ -261,7 +261,7 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
             .get(&line.id)
             .map_or(0, |s| s.iter().map(|s| s.remaining).sum());
         if line.quantity > on_tickets {
-            let station = station_for(tx, line.kitchen_station.as_deref())?;
+            let station = station_for(tx, line.station_id.as_deref())?;
             new_by_station
                 .entry(station.id)
                 .or_default()

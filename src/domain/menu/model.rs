@@ -14,6 +14,9 @@ pub struct Category {
     pub id: String,
     pub name: String,
     pub position: i64,
+    /// The kitchen station its items cook at unless an item names its own;
+    /// `null` sends them to the default station.
+    pub station_id: Option<String>,
     pub created_at: String,
     pub updated_at: String,
 }
@@ -23,6 +26,7 @@ pub struct Category {
 pub struct NewCategory {
     pub name: String,
     pub position: Option<i64>,
+    pub station_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -30,6 +34,51 @@ pub struct NewCategory {
 pub struct CategoryPatch {
     pub name: Option<String>,
     pub position: Option<i64>,
+    /// `null` clears the station.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<String>)]
+    pub station_id: Option<Option<String>>,
+}
+
+/// A category's writable fields, validated.
+#[derive(Debug, Clone)]
+pub struct CategoryFields {
+    pub name: String,
+    pub position: i64,
+    pub station_id: Option<String>,
+}
+
+impl CategoryFields {
+    pub fn from_new(new: &NewCategory, checks: &mut Checks) -> CategoryFields {
+        CategoryFields {
+            name: checks.text("name", &new.name, 80),
+            position: checks.integer_in("position", new.position.unwrap_or(0), 0..=10_000),
+            station_id: new
+                .station_id
+                .as_deref()
+                .map(|id| checks.id("station_id", id)),
+        }
+    }
+
+    pub fn of(category: &Category) -> CategoryFields {
+        CategoryFields {
+            name: category.name.clone(),
+            position: category.position,
+            station_id: category.station_id.clone(),
+        }
+    }
+
+    pub fn apply(&mut self, patch: &CategoryPatch, checks: &mut Checks) {
+        if let Some(name) = &patch.name {
+            self.name = checks.text("name", name, 80);
+        }
+        if let Some(position) = patch.position {
+            self.position = checks.integer_in("position", position, 0..=10_000);
+        }
+        if let Some(station_id) = &patch.station_id {
+            self.station_id = station_id.as_deref().map(|id| checks.id("station_id", id));
+        }
+    }
 }
 
 /// A modifier as stored and shown: price in minor units inside, decimal outside.
@@ -57,7 +106,9 @@ pub struct MenuItem {
     /// Percentage, such as 7.5.
     pub tax_rate: f64,
     pub available: bool,
-    pub kitchen_station: Option<String>,
+    /// The kitchen station it cooks at; `null` uses its category's station, or
+    /// the default one.
+    pub station_id: Option<String>,
     pub modifiers: Vec<Modifier>,
     /// Set once the item is deleted; past orders keep their lines.
     pub archived_at: Option<String>,
@@ -74,7 +125,7 @@ pub struct NewMenuItem {
     pub price: f64,
     pub tax_rate: Option<f64>,
     pub available: Option<bool>,
-    pub kitchen_station: Option<String>,
+    pub station_id: Option<String>,
     pub modifiers: Option<Vec<Modifier>>,
 }
 
@@ -90,7 +141,7 @@ pub struct MenuItemPatch {
     /// `null` clears the station.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
-    pub kitchen_station: Option<Option<String>>,
+    pub station_id: Option<Option<String>>,
     pub modifiers: Option<Vec<Modifier>>,
 }
 
@@ -103,7 +154,7 @@ pub struct ItemFields {
     pub price: i64,
     pub tax_rate: i64,
     pub available: bool,
-    pub kitchen_station: Option<String>,
+    pub station_id: Option<String>,
     pub modifiers: Vec<StoredModifier>,
 }
 
@@ -118,11 +169,10 @@ impl ItemFields {
             price: checks.money("price", new.price, exponent),
             tax_rate: 0,
             available: new.available.unwrap_or(true),
-            kitchen_station: checks.optional_text(
-                "kitchen_station",
-                new.kitchen_station.as_deref(),
-                60,
-            ),
+            station_id: new
+                .station_id
+                .as_deref()
+                .map(|id| checks.id("station_id", id)),
             modifiers: Vec::new(),
         };
         if let Some(rate) = new.tax_rate {
@@ -155,8 +205,8 @@ impl ItemFields {
         if let Some(available) = patch.available {
             self.available = available;
         }
-        if let Some(station) = &patch.kitchen_station {
-            self.kitchen_station = checks.optional_text("kitchen_station", station.as_deref(), 60);
+        if let Some(station_id) = &patch.station_id {
+            self.station_id = station_id.as_deref().map(|id| checks.id("station_id", id));
         }
         if let Some(modifiers) = &patch.modifiers {
             self.modifiers = parse_modifiers(modifiers, exponent, checks);

@@ -3,20 +3,24 @@
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
-use super::model::{modifiers_to_json, Category, ItemFields, MenuItem, StoredModifier};
+use super::model::{
+    modifiers_to_json, Category, CategoryFields, ItemFields, MenuItem, StoredModifier,
+};
+use crate::domain::stations;
 use crate::domain::Tx;
 use crate::error::ApiError;
 use crate::money;
 
-const CATEGORY_COLUMNS: &str = "id, name, position, created_at, updated_at";
+const CATEGORY_COLUMNS: &str = "id, name, position, station_id, created_at, updated_at";
 
 fn category_from_row(r: &Row) -> rusqlite::Result<Category> {
     Ok(Category {
         id: r.get(0)?,
         name: r.get(1)?,
         position: r.get(2)?,
-        created_at: r.get(3)?,
-        updated_at: r.get(4)?,
+        station_id: r.get(3)?,
+        created_at: r.get(4)?,
+        updated_at: r.get(5)?,
     })
 }
 
@@ -42,25 +46,37 @@ pub fn get_category(conn: &Connection, id: &str) -> Result<Category, ApiError> {
     .ok_or_else(|| ApiError::not_found("menu category"))
 }
 
-pub fn insert_category(tx: &Tx, name: &str, position: i64) -> Result<Category, ApiError> {
+pub fn insert_category(tx: &Tx, fields: &CategoryFields) -> Result<Category, ApiError> {
+    ensure_station(tx, fields.station_id.as_deref())?;
     let id = Uuid::now_v7().to_string();
-    let now = tx.now_text();
-    tx.prepare_cached("INSERT INTO menu_categories (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)")?.execute(params![id, name, position, now],
-    )?;
+    tx.prepare_cached(
+        "INSERT INTO menu_categories (id, name, position, station_id, created_at, updated_at) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?5)",
+    )?
+    .execute(params![
+        id,
+        fields.name,
+        fields.position,
+        fields.station_id,
+        tx.now_text()
+    ])?;
     get_category(tx, &id)
 }
 
-pub fn update_category(tx: &Tx, category: &Category) -> Result<Category, ApiError> {
+pub fn update_category(tx: &Tx, id: &str, fields: &CategoryFields) -> Result<Category, ApiError> {
+    ensure_station(tx, fields.station_id.as_deref())?;
     tx.prepare_cached(
-        "UPDATE menu_categories SET name = ?2, position = ?3, updated_at = ?4 WHERE id = ?1",
+        "UPDATE menu_categories SET name = ?2, position = ?3, station_id = ?4, updated_at = ?5 \
+         WHERE id = ?1",
     )?
     .execute(params![
-        category.id,
-        category.name,
-        category.position,
+        id,
+        fields.name,
+        fields.position,
+        fields.station_id,
         tx.now_text()
     ])?;
-    get_category(tx, &category.id)
+    get_category(tx, id)
 }
 
 /// Archives an empty category; one that still holds live items is refused.
@@ -88,6 +104,9 @@ pub fn archive_category(tx: &Tx, id: &str) -> Result<(), ApiError> {
 pub struct StoredItem {
     pub id: String,
     pub fields: ItemFields,
+    /// Where its lines cook: its own station, else its category's; `None` is
+    /// the default station.
+    pub cooks_at: Option<String>,
     pub archived_at: Option<String>,
     pub created_at: String,
     pub updated_at: String,
@@ -104,7 +123,7 @@ impl StoredItem {
             price: money::to_json(f.price, exponent),
             tax_rate: money::rate_to_json(f.tax_rate),
             available: f.available,
-            kitchen_station: f.kitchen_station.clone(),
+            station_id: f.station_id.clone(),
             modifiers: modifiers_to_json(&f.modifiers, exponent),
             archived_at: self.archived_at.clone(),
             created_at: self.created_at.clone(),
@@ -113,8 +132,12 @@ impl StoredItem {
     }
 }
 
-const ITEM_COLUMNS: &str = "id, category_id, name, description, price, tax_rate, available, \
-     kitchen_station, modifiers, archived_at, created_at, updated_at";
+/// An item with its category's station, from `menu_items i JOIN menu_categories c`.
+const ITEM_SELECT: &str =
+    "SELECT i.id, i.category_id, i.name, i.description, i.price, i.tax_rate, \
+     i.available, i.station_id, i.modifiers, i.archived_at, i.created_at, i.updated_at, \
+     coalesce(i.station_id, c.station_id) \
+     FROM menu_items i JOIN menu_categories c ON c.id = i.category_id";
 
 fn item_from_row(r: &Row) -> rusqlite::Result<StoredItem> {
     let modifiers: String = r.get(8)?;
@@ -127,9 +150,10 @@ fn item_from_row(r: &Row) -> rusqlite::Result<StoredItem> {
             price: r.get(4)?,
             tax_rate: r.get(5)?,
             available: r.get(6)?,
-            kitchen_station: r.get(7)?,
+            station_id: r.get(7)?,
             modifiers: serde_json::from_str::<Vec<StoredModifier>>(&modifiers).unwrap_or_default(),
         },
+        cooks_at: r.get(12)?,
         archived_at: r.get(9)?,
         created_at: r.get(10)?,
         updated_at: r.get(11)?,
@@ -145,8 +169,9 @@ pub struct ItemFilter<'a> {
 
 pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredItem>, ApiError> {
     let mut stmt = conn.prepare(&format!(
-        "SELECT {ITEM_COLUMNS} FROM menu_items WHERE archived_at IS NULL AND id > ?1 \
-         AND (?2 IS NULL OR category_id = ?2) AND (?3 IS NULL OR available = ?3) ORDER BY id LIMIT ?4"
+        "{ITEM_SELECT} WHERE i.archived_at IS NULL AND i.id > ?1 \
+         AND (?2 IS NULL OR i.category_id = ?2) AND (?3 IS NULL OR i.available = ?3) \
+         ORDER BY i.id LIMIT ?4"
     ))?;
     let rows = stmt.query_map(
         params![
@@ -162,12 +187,10 @@ pub fn list_items(conn: &Connection, filter: &ItemFilter) -> Result<Vec<StoredIt
 
 /// An item by id, including archived ones (past orders still point at them).
 pub fn get_item(conn: &Connection, id: &str) -> Result<StoredItem, ApiError> {
-    conn.prepare_cached(&format!(
-        "SELECT {ITEM_COLUMNS} FROM menu_items WHERE id = ?1"
-    ))?
-    .query_row([id], item_from_row)
-    .optional()?
-    .ok_or_else(|| ApiError::not_found("menu item"))
+    conn.prepare_cached(&format!("{ITEM_SELECT} WHERE i.id = ?1"))?
+        .query_row([id], item_from_row)
+        .optional()?
+        .ok_or_else(|| ApiError::not_found("menu item"))
 }
 
 fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError> {
@@ -186,16 +209,36 @@ fn ensure_category(conn: &Connection, category_id: &str) -> Result<(), ApiError>
     }
 }
 
+fn ensure_station(conn: &Connection, station_id: Option<&str>) -> Result<(), ApiError> {
+    match station_id {
+        Some(id) => stations::get_station(conn, id)
+            .map(|_| ())
+            .map_err(|_| ApiError::invalid_field("station_id", "no such kitchen station")),
+        None => Ok(()),
+    }
+}
+
+/// How many live items and categories send their lines to a station.
+pub fn count_at_station(conn: &Connection, station_id: &str) -> Result<(i64, i64), ApiError> {
+    Ok(conn.query_row(
+        "SELECT (SELECT COUNT(*) FROM menu_items WHERE station_id = ?1 AND archived_at IS NULL), \
+                (SELECT COUNT(*) FROM menu_categories WHERE station_id = ?1 AND archived_at IS NULL)",
+        [station_id],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?)
+}
+
 fn modifiers_json(fields: &ItemFields) -> Result<String, ApiError> {
     serde_json::to_string(&fields.modifiers).map_err(ApiError::internal)
 }
 
 pub fn insert_item(tx: &Tx, fields: &ItemFields) -> Result<StoredItem, ApiError> {
     ensure_category(tx, &fields.category_id)?;
+    ensure_station(tx, fields.station_id.as_deref())?;
     let id = Uuid::now_v7().to_string();
     tx.prepare_cached(
         "INSERT INTO menu_items (id, category_id, name, description, price, tax_rate, available, \
-         kitchen_station, modifiers, created_at, updated_at) \
+         station_id, modifiers, created_at, updated_at) \
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?10)",
     )?
     .execute(params![
@@ -206,7 +249,7 @@ pub fn insert_item(tx: &Tx, fields: &ItemFields) -> Result<StoredItem, ApiError>
         fields.price,
         fields.tax_rate,
         fields.available,
-        fields.kitchen_station,
+        fields.station_id,
         modifiers_json(fields)?,
         tx.now_text()
     ])?;
@@ -215,8 +258,9 @@ pub fn insert_item(tx: &Tx, fields: &ItemFields) -> Result<StoredItem, ApiError>
 
 pub fn update_item(tx: &Tx, id: &str, fields: &ItemFields) -> Result<StoredItem, ApiError> {
     ensure_category(tx, &fields.category_id)?;
+    ensure_station(tx, fields.station_id.as_deref())?;
     tx.prepare_cached("UPDATE menu_items SET category_id = ?2, name = ?3, description = ?4, price = ?5, tax_rate = ?6, \
-         available = ?7, kitchen_station = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1")?.execute(params![
+         available = ?7, station_id = ?8, modifiers = ?9, updated_at = ?10 WHERE id = ?1")?.execute(params![
             id,
             fields.category_id,
             fields.name,
@@ -224,7 +268,7 @@ pub fn update_item(tx: &Tx, id: &str, fields: &ItemFields) -> Result<StoredItem,
             fields.price,
             fields.tax_rate,
             fields.available,
-            fields.kitchen_station,
+            fields.station_id,
             modifiers_json(fields)?,
             tx.now_text()
         ],

@@ -239,7 +239,9 @@ pub struct OrderLine {
     pub notes: Option<String>,
     pub tax_rate: f64,
     pub line_total: f64,
-    pub kitchen_station: Option<String>,
+    /// The kitchen station it cooks at, from its menu item or the item's
+    /// category when it was ordered; `null` is the default station.
+    pub station_id: Option<String>,
     pub course: i64,
 }
 
@@ -305,7 +307,7 @@ pub struct PricedLine {
     pub modifiers: Vec<crate::domain::menu::StoredModifier>,
     pub notes: Option<String>,
     pub tax_rate: i64,
-    pub kitchen_station: Option<String>,
+    pub station_id: Option<String>,
     pub course: i64,
 }
 
@@ -384,7 +386,7 @@ pub fn price_line(
             .filter(|n| !n.is_empty())
             .map(str::to_string),
         tax_rate: item.fields.tax_rate,
-        kitchen_station: item.fields.kitchen_station.clone(),
+        station_id: item.cooks_at.clone(),
         course: line.course.unwrap_or(1),
     })
 }

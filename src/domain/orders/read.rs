@@ -87,7 +87,7 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
 }
 
 const LINE_COLUMNS: &str =
-    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, kitchen_station, course";
+    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course";
 
 fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
     let quantity: i64 = r.get(3)?;
@@ -110,7 +110,7 @@ fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
         notes: r.get(6)?,
         tax_rate: crate::money::rate_to_json(r.get(7)?),
         line_total: to_json(unit_price * quantity, exponent),
-        kitchen_station: r.get(8)?,
+        station_id: r.get(8)?,
         course: r.get(9)?,
     })
 }

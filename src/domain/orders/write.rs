@@ -51,7 +51,7 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
     let now = tx.now_text();
     let mut stmt = tx.prepare_cached(
         "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
-         tax_rate, kitchen_station, created_at, updated_at, course) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
+         tax_rate, station_id, created_at, updated_at, course) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
     )?;
     for line in lines {
         stmt.execute(params![
@@ -64,7 +64,7 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
             serde_json::to_string(&line.modifiers).map_err(ApiError::internal)?,
             line.notes,
             line.tax_rate,
-            line.kitchen_station,
+            line.station_id,
             now,
             line.course
         ])?;

@@ -23,19 +23,39 @@ fn a_manager_builds_the_menu_and_86s_an_item() {
     let Some(mut browser) = Browser::launch(&app) else {
         return;
     };
+    let station = |name: &str| -> String {
+        app.owner
+            .post("/kitchen/stations", json!({"name": name}))
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    };
+    let (grill, bar) = (station("Grill"), station("Bar"));
     browser.login_as_owner();
     browser.nav("menu");
     browser.click("[data-action=new-category]");
     browser.fill("input[name=category-name]", "Small plates");
+    browser.select("select[name=category-station]", &bar);
     browser.click("[data-action=save-category]");
     browser.wait_for("[data-category='Small plates']");
+    let category_of = |name: &str| -> Value {
+        app.owner.get("/menu/categories").expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["name"] == name)
+            .expect("the category is in the API")
+            .clone()
+    };
+    assert_eq!(category_of("Small plates")["station_id"], bar.as_str());
 
     browser.click("[data-action=new-item]");
     browser.fill("input[name=name]", "Padrón peppers");
     browser.fill("input[name=description]", "Blistered, sea salt");
     browser.fill("input[name=price]", "6.50");
     browser.fill("input[name=tax_rate]", "10");
-    browser.fill("input[name=kitchen_station]", "grill");
+    browser.select("select[name=station_id]", &grill);
     browser.click("[data-action=save-item]");
     browser.wait_for("tr[data-item='Padrón peppers']");
 
@@ -49,7 +69,15 @@ fn a_manager_builds_the_menu_and_86s_an_item() {
         .clone();
     assert_eq!(item["price"], 6.5);
     assert_eq!(item["tax_rate"], 10.0);
-    assert_eq!(item["kitchen_station"], "grill");
+    assert_eq!(item["station_id"], grill.as_str());
+    // The category's station changes from the list; the item keeps its own.
+    browser.select("select[name=category-station-current]", "");
+    let saved = (0..50).any(|_| {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        category_of("Small plates")["station_id"].is_null()
+    });
+    assert!(saved, "the category's station was not cleared");
+    browser.wait_for_text("tr[data-item='Padrón peppers'] td:nth-child(2)", "Grill");
     assert_eq!(item["available"], true);
 
     browser.click("tr[data-item='Padrón peppers'] [data-action=toggle-available]");

@@ -307,18 +307,20 @@ fn the_screen_keeps_its_station_and_sound_and_counts_all_day() {
             .post("/kitchen/stations", json!({"name": name, "kind": kind}))
             .expect(201)
     };
-    station("Bar", "prep");
+    let bar = station("Bar", "prep");
     station("Pass", "expo");
     let category = app
         .owner
-        .post("/menu/categories", json!({"name": "Drinks"}))
+        .post(
+            "/menu/categories",
+            json!({"name": "Drinks", "station_id": bar["id"]}),
+        )
         .expect(201);
     let lager = app
         .owner
         .post(
             "/menu/items",
-            json!({"name": "Lager", "category_id": category["id"], "price": 5, "tax_rate": 0,
-                   "kitchen_station": "Bar"}),
+            json!({"name": "Lager", "category_id": category["id"], "price": 5, "tax_rate": 0}),
         )
         .expect(201);
     let order = fire(

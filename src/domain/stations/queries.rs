@@ -45,19 +45,19 @@ pub fn get_station(conn: &Connection, id: &str) -> Result<Station, ApiError> {
     .ok_or_else(|| ApiError::not_found("station"))
 }
 
-/// The station a line named `station` (its item's kitchen station) goes to: the
-/// active station of that name, else the default one.
-pub fn station_for(conn: &Connection, station: Option<&str>) -> Result<Station, ApiError> {
-    let named = match station.map(str::trim).filter(|s| !s.is_empty()) {
-        Some(name) => conn
+/// The station a line goes to: the active station its item (or the item's
+/// category) points at, else the default one.
+pub fn station_for(conn: &Connection, station_id: Option<&str>) -> Result<Station, ApiError> {
+    let chosen = match station_id {
+        Some(id) => conn
             .prepare_cached(&format!(
-                "SELECT {STATION_COLUMNS} FROM kitchen_stations WHERE name = ?1 AND active = 1"
+                "SELECT {STATION_COLUMNS} FROM kitchen_stations WHERE id = ?1 AND active = 1"
             ))?
-            .query_row([name], station_from_row)
+            .query_row([id], station_from_row)
             .optional()?,
         None => None,
     };
-    match named {
+    match chosen {
         Some(station) => Ok(station),
         None => conn
             .prepare_cached(&format!(
@@ -149,25 +149,14 @@ pub fn update_station(tx: &Tx, id: &str, patch: &StationPatch) -> Result<Station
     get_station(tx, id)
 }
 
-/// Deletes a station that never had a ticket; one with history is deactivated
-/// instead, so past tickets keep their station.
+/// Deletes a station nothing points at. The kitchen checks its tickets and the
+/// menu's items first, to say which; the foreign keys are the last word.
 pub fn delete_station(tx: &Tx, id: &str) -> Result<(), ApiError> {
     let station = get_station(tx, id)?;
     if station.is_default {
         return Err(ApiError::conflict(
             "station_in_use",
             "the default station takes every unassigned line and cannot be deleted",
-        ));
-    }
-    let used: bool = tx.query_row(
-        "SELECT EXISTS (SELECT 1 FROM kitchen_tickets WHERE station_id = ?1)",
-        [id],
-        |r| r.get(0),
-    )?;
-    if used {
-        return Err(ApiError::conflict(
-            "station_in_use",
-            "the station has tickets; switch it off instead (active: false)",
         ));
     }
     tx.execute("DELETE FROM kitchen_stations WHERE id = ?1", [id])?;

@@ -71,7 +71,10 @@ impl<'r> FromRequest<'r> for LoginTenant {
 
 /// Log in with email and password; returns a bearer token.
 #[utoipa::path(tag = "Auth", request_body = LoginRequest, security(), responses(
-    (status = 200, body = LoginResponse), (status = 401, body = Problem), (status = 429, body = Problem)))]
+    (status = 200, body = LoginResponse),
+    (status = 400, body = Problem, description = "The account is in several businesses and no `X-Tenant-ID` chose one; `tenants` lists them. Codes: `tenant_required`, `invalid_tenant_header`"),
+    (status = 401, body = Problem, description = "Wrong email or password. Codes: `invalid_credentials`"),
+    (status = 429, body = Problem)))]
 #[post("/auth/login", data = "<body>")]
 async fn login(
     app: &State<Arc<App>>,

@@ -63,3 +63,138 @@ fn the_document_is_served_with_schemas() {
     assert!(doc["components"]["schemas"]["Order"]["properties"]["total_amount"].is_object());
     assert!(doc["components"]["schemas"]["Problem"].is_object());
 }
+
+/// The official JSON Schema of OpenAPI 3.1 documents (2022-10-07), as shipped
+/// in the `openapi-spec-validator` package.
+const OPENAPI_3_1_SCHEMA: &str = include_str!("../vendor/openapi-3.1-schema-2022-10-07.json");
+
+#[test]
+fn the_document_is_valid_openapi_3_1() {
+    let schema: serde_json::Value = serde_json::from_str(OPENAPI_3_1_SCHEMA).unwrap();
+    let validator = jsonschema::validator_for(&schema).unwrap();
+    let doc = serde_json::to_value(document()).unwrap();
+    let errors: Vec<String> = validator
+        .iter_errors(&doc)
+        .map(|e| format!("{}: {e}", e.instance_path()))
+        .collect();
+    assert!(
+        errors.is_empty(),
+        "{} errors:\n{}",
+        errors.len(),
+        errors.join("\n")
+    );
+}
+
+#[test]
+fn operations_have_unique_ids_named_after_group_and_action() {
+    let doc = document();
+    let mut seen = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let id = operation["operationId"].as_str().unwrap().to_string();
+            assert!(
+                id.split('_')
+                    .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
+                "{method} {path}: {id}"
+            );
+            assert!(seen.insert(id.clone()), "{id} names two operations");
+            assert_eq!(operation["tags"].as_array().map(Vec::len), Some(1), "{id}");
+            assert!(
+                operation["summary"].as_str().is_some_and(|s| !s.is_empty()),
+                "{id}"
+            );
+        }
+    }
+    let id = |method: &str, path: &str| doc["paths"][path][method]["operationId"].clone();
+    assert_eq!(id("post", "/api/v1/orders"), "orders_create");
+    assert_eq!(id("get", "/api/v1/orders"), "orders_list");
+    assert_eq!(id("patch", "/api/v1/menu/items/{id}"), "menu_items_update");
+    assert_eq!(
+        id("patch", "/api/v1/orders/{id}/items/{item_id}"),
+        "orders_items_update"
+    );
+    assert_eq!(
+        id("post", "/api/v1/kitchen/tickets/{id}/bump"),
+        "kitchen_tickets_bump"
+    );
+    assert_eq!(
+        id("post", "/api/v1/orders/{id}/payments"),
+        "orders_payments_create"
+    );
+    assert_eq!(id("post", "/api/v1/auth/login"), "auth_login");
+}
+
+#[test]
+fn every_answer_is_described_and_every_problem_lists_its_codes() {
+    let doc = document();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let responses = operation["responses"].as_object().unwrap();
+            let secured = operation.get("security").is_none();
+            if secured {
+                for status in ["400", "401", "403"] {
+                    assert!(responses.contains_key(status), "{method} {path} {status}");
+                }
+            }
+            if operation.get("requestBody").is_some() {
+                for status in ["400", "413", "415", "422"] {
+                    assert!(responses.contains_key(status), "{method} {path} {status}");
+                }
+            }
+            for (status, response) in responses {
+                let description = response["description"].as_str().unwrap_or_default();
+                assert!(!description.is_empty(), "{method} {path} {status}");
+                if status.starts_with('4') {
+                    assert!(
+                        description.contains("Codes: `"),
+                        "{method} {path} {status} names no code: {description}"
+                    );
+                    assert!(
+                        response["content"]["application/problem+json"].is_object(),
+                        "{method} {path} {status}"
+                    );
+                }
+            }
+        }
+    }
+}
+
+/// Each operation, called without credentials: those that declare the bearer
+/// token and tenant are refused with 401 before anything else; the public ones
+/// are not.
+#[test]
+fn declared_security_matches_what_the_server_asks() {
+    let app = TestApp::spawn();
+    let anonymous = Client::anonymous(&app.base);
+    let doc = document();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let relative = path
+            .trim_start_matches("/api/v1")
+            .replace("{tenant_slug}", "test-bistro")
+            .split('/')
+            .map(|segment| {
+                if segment.starts_with('{') {
+                    uuid::Uuid::now_v7().to_string()
+                } else {
+                    segment.to_string()
+                }
+            })
+            .collect::<Vec<_>>()
+            .join("/");
+        for (method, operation) in item.as_object().unwrap() {
+            let method_name = method.to_uppercase();
+            let status = if operation.get("requestBody").is_some() {
+                anonymous.send(&method_name, &relative, serde_json::json!({}), &[])
+            } else {
+                anonymous.request(&method_name, &relative, &[], None)
+            }
+            .status;
+            let public = operation.get("security").is_some();
+            assert_eq!(
+                status == 401,
+                !public,
+                "{method} {path} answered {status} without credentials"
+            );
+        }
+    }
+}

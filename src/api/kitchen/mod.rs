@@ -47,7 +47,7 @@ async fn list_stations(caller: Can<perm::KitchenRead>) -> Result<Reply, ApiError
 
 /// Add a station; lines go to the station their menu item names.
 #[utoipa::path(tag = "Kitchen", request_body = NewStation, responses(
-    (status = 201, body = Station), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 201, body = Station), (status = 409, body = Problem, description = "Codes: `already_exists` (a station of that name)"), (status = 422, body = Problem)))]
 #[post("/kitchen/stations", data = "<body>")]
 async fn create_station(
     caller: Can<perm::KitchenStations>,
@@ -85,7 +85,7 @@ async fn update_station(
 
 /// Delete a station that never had a ticket.
 #[utoipa::path(tag = "Kitchen", responses(
-    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `station_in_use` (the default station, one with tickets, or one menu items or categories point at; the detail says which)")))]
 #[delete("/kitchen/stations/<id>")]
 async fn delete_station(caller: Can<perm::KitchenStations>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "station")?;
@@ -144,28 +144,28 @@ async fn get_ticket(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, A
 }
 
 /// A cook starts the ticket: its queued items are cooking.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not open. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/start")]
 async fn start_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
     move_ticket(caller, id, kitchen::start_ticket).await
 }
 
 /// The ticket is done; the order becomes ready when all its tickets are.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not open. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/bump")]
 async fn bump_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
     move_ticket(caller, id, kitchen::bump_ticket).await
 }
 
 /// Bring a bumped ticket back to the board.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not done. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/recall")]
 async fn recall_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
     move_ticket(caller, id, kitchen::recall_ticket).await
 }
 
 /// A cook saw the cancellation: the ticket leaves the board.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not cancelled, or already acknowledged. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/acknowledge")]
 async fn acknowledge_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
     move_ticket(caller, id, kitchen::acknowledge_ticket).await
@@ -195,7 +195,7 @@ async fn move_item(
 }
 
 /// The item is cooking.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem, description = "The ticket is closed or the item cannot move there. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/items/<line_id>/start")]
 async fn start_item(
     caller: Can<perm::KitchenWork>,
@@ -206,7 +206,7 @@ async fn start_item(
 }
 
 /// The item is ready.
-#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem, description = "The ticket is closed or the item cannot move there. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/items/<line_id>/ready")]
 async fn ready_item(
     caller: Can<perm::KitchenWork>,

@@ -46,7 +46,7 @@ async fn list_categories(
 
 /// Create a menu category.
 #[utoipa::path(tag = "Menu", request_body = NewCategory, responses(
-    (status = 201, body = Category), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 201, body = Category), (status = 409, body = Problem, description = "Codes: `already_exists` (a live category of that name)"), (status = 422, body = Problem)))]
 #[post("/menu/categories", data = "<body>")]
 async fn create_category(
     caller: Can<perm::MenuWrite>,
@@ -93,7 +93,7 @@ async fn update_category(
 
 /// Delete (archive) an empty menu category.
 #[utoipa::path(tag = "Menu", responses(
-    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `category_not_empty`")))]
 #[delete("/menu/categories/<id>")]
 async fn delete_category(caller: Can<perm::MenuWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "menu category")?;

@@ -110,7 +110,7 @@ async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, Api
 
 /// Change an open order's notes, table or customer.
 #[utoipa::path(tag = "Orders", request_body = OrderPatch, responses(
-    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`")))]
 #[patch("/orders/<id>", data = "<body>")]
 async fn update_order(
     caller: Can<perm::OrdersWrite>,
@@ -123,7 +123,7 @@ async fn update_order(
 
 /// Add lines to an open order.
 #[utoipa::path(tag = "Orders", request_body = NewLines, responses(
-    (status = 200, body = Order), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `order_closed`"), (status = 422, body = Problem)))]
 #[post("/orders/<id>/items", data = "<body>")]
 async fn add_items(
     caller: Can<perm::OrdersWrite>,
@@ -136,7 +136,7 @@ async fn add_items(
 
 /// Change a line's quantity or notes.
 #[utoipa::path(tag = "Orders", request_body = LinePatch, responses(
-    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[patch("/orders/<id>/items/<item_id>", data = "<body>")]
 async fn update_item(
     caller: Can<perm::OrdersWrite>,
@@ -154,7 +154,7 @@ async fn update_item(
 
 /// Remove a line from an open order.
 #[utoipa::path(tag = "Orders", responses(
-    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[delete("/orders/<id>/items/<item_id>")]
 async fn delete_item(
     caller: Can<perm::OrdersWrite>,
@@ -169,7 +169,7 @@ async fn delete_item(
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
 /// Completing needs the order fully paid. Kitchen staff may set preparing and ready.
 #[utoipa::path(tag = "Orders", request_body = StatusChange, responses(
-    (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move; names current_status")))]
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move, or a balance still due. Codes: `illegal_transition` (names `current_status`), `balance_due`")))]
 #[post("/orders/<id>/status", data = "<body>")]
 async fn change_status(
     caller: Can<perm::OrdersAdvance>,
@@ -187,7 +187,7 @@ async fn change_status(
 
 /// Send a held course, and those before it, to the kitchen.
 #[utoipa::path(tag = "Orders", request_body = FireCourse, responses(
-    (status = 200, body = Order), (status = 409, body = Problem, description = "Not confirmed yet, nothing held, or already fired"),
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Not confirmed yet, nothing held, or already fired. Codes: `order_not_fired`, `no_course_held`, `course_already_fired`"),
     (status = 422, body = Problem)))]
 #[post("/orders/<id>/fire", data = "<body>")]
 async fn fire_course(
@@ -202,7 +202,7 @@ async fn fire_course(
 
 /// Cancel an order that is not yet completed. The body is optional.
 #[utoipa::path(tag = "Orders", request_body(content = Option<Cancellation>), responses(
-    (status = 200, body = Order), (status = 409, body = Problem)))]
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/orders/<id>/cancel", data = "<body>")]
 async fn cancel_order(
     caller: Can<perm::OrdersCancel>,
@@ -222,7 +222,7 @@ async fn cancel_order(
 /// Take a payment. Cash above the balance returns change; card above it is refused.
 #[utoipa::path(tag = "Orders", request_body = NewPayment,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 201, body = PaymentReceipt), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    responses((status = 201, body = PaymentReceipt), (status = 409, body = Problem, description = "Codes: `order_closed`, `nothing_due`, `overpayment`"), (status = 422, body = Problem)))]
 #[post("/orders/<id>/payments", data = "<body>")]
 async fn add_payment(
     caller: Can<perm::PaymentsTake>,

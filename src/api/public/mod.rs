@@ -130,7 +130,7 @@ async fn public_availability(
 /// Book a table: pending until the restaurant confirms, or confirmed at once when
 /// it confirms automatically.
 #[utoipa::path(tag = "Reservations", security(()), request_body = CustomerBooking, responses(
-    (status = 201, body = BookingReceipt), (status = 404, body = Problem), (status = 409, body = Problem),
+    (status = 201, body = BookingReceipt), (status = 404, body = Problem), (status = 409, body = Problem, description = "The slot is full. Codes: `slot_full`"),
     (status = 422, body = Problem), (status = 429, body = Problem)))]
 #[post("/public/<tenant_slug>/reservations", data = "<body>")]
 async fn book(

@@ -94,7 +94,7 @@ async fn change(
 }
 
 /// Call a waiting party to the desk.
-#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/call")]
 async fn call_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, TicketStatus::Called).await
@@ -102,7 +102,7 @@ async fn call_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, A
 
 /// Seat a waiting or called party at free tables: opens a session for it.
 #[utoipa::path(tag = "Queue", request_body = SeatTicket, responses(
-    (status = 201, body = crate::domain::dining::sessions::Session), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 201, body = crate::domain::dining::sessions::Session), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/queue/<id>/seat", data = "<body>")]
 async fn seat(
     caller: Can<perm::QueueWrite>,
@@ -125,14 +125,14 @@ async fn seat(
 }
 
 /// The party gave up waiting.
-#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/cancel")]
 async fn cancel_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, TicketStatus::Cancelled).await
 }
 
 /// The called party did not come.
-#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/no-show")]
 async fn no_show_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, TicketStatus::NoShow).await

@@ -128,7 +128,7 @@ async fn list_reservations(
 /// Book a table for a guest.
 #[utoipa::path(tag = "Reservations", request_body = NewReservation,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 201, body = Reservation), (status = 409, body = Problem, description = "The slot is full"),
+    responses((status = 201, body = Reservation), (status = 409, body = Problem, description = "The slot is full. Codes: `slot_full`"),
     (status = 422, body = Problem)))]
 #[post("/reservations", data = "<body>")]
 async fn create(
@@ -157,7 +157,7 @@ async fn get_reservation(caller: Can<perm::DiningRead>, id: &str) -> Result<Repl
 
 /// Change a pending or confirmed reservation; a new time or size is re-checked.
 #[utoipa::path(tag = "Reservations", request_body = ReservationPatch, responses(
-    (status = 200, body = Reservation), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `reservation_closed`, `slot_full`"), (status = 422, body = Problem)))]
 #[patch("/reservations/<id>", data = "<body>")]
 async fn update(
     caller: Can<perm::ReservationsWrite>,
@@ -182,7 +182,7 @@ async fn change(
 }
 
 /// Confirm a pending reservation.
-#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/confirm")]
 async fn confirm(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, ReservationStatus::Confirmed).await
@@ -190,7 +190,7 @@ async fn confirm(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply
 
 /// Cancel on behalf of the customer or the restaurant.
 #[utoipa::path(tag = "Reservations", request_body = Cancellation, responses(
-    (status = 200, body = Reservation), (status = 409, body = Problem)))]
+    (status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/cancel", data = "<body>")]
 async fn cancel(
     caller: Can<perm::ReservationsWrite>,
@@ -205,7 +205,7 @@ async fn cancel(
 
 /// The party arrived: queue it (a ticket) or seat it (a session).
 #[utoipa::path(tag = "Reservations", request_body = CheckIn, responses(
-    (status = 200, body = CheckInResult), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 200, body = CheckInResult), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/reservations/<id>/check-in", data = "<body>")]
 async fn check_in(
     caller: Can<perm::ReservationsWrite>,
@@ -219,14 +219,14 @@ async fn check_in(
 }
 
 /// Mark a checked-in reservation completed after the visit.
-#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/complete")]
 async fn complete(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, ReservationStatus::Completed).await
 }
 
 /// The party did not come.
-#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem)))]
+#[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/no-show")]
 async fn no_show(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {
     change(caller, id, ReservationStatus::NoShow).await

@@ -43,7 +43,7 @@ async fn list_sessions(
 /// Seat a party at free tables, optionally from a queue ticket or a reservation.
 #[utoipa::path(tag = "Sessions", request_body = NewSession,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied"),
+    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied. Codes: `table_occupied`"),
     (status = 422, body = Problem)))]
 #[post("/sessions", data = "<body>")]
 async fn create_session(
@@ -78,7 +78,7 @@ async fn get_session(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, A
 
 /// Move the party to other free tables.
 #[utoipa::path(tag = "Sessions", request_body = Move, responses(
-    (status = 200, body = Session), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 200, body = Session), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/sessions/<id>/move", data = "<body>")]
 async fn move_session(
     caller: Can<perm::SessionsWrite>,
@@ -95,7 +95,7 @@ async fn move_session(
 /// unless a manager sends `{"force": true}`. The body is optional.
 #[utoipa::path(tag = "Sessions", request_body(content = Option<Close>), responses(
     (status = 200, body = Session), (status = 403, body = Problem),
-    (status = 409, body = Problem, description = "Already closed, or unpaid orders")))]
+    (status = 409, body = Problem, description = "Already closed, or unpaid orders. Codes: `illegal_transition` (names `current_status`), `unpaid_orders`")))]
 #[post("/sessions/<id>/close", data = "<body>")]
 async fn close_session(
     caller: Can<perm::SessionsWrite>,

@@ -45,7 +45,7 @@ async fn list_floors(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
 
 /// Create a floor.
 #[utoipa::path(tag = "Tables", request_body = NewFloor, responses(
-    (status = 201, body = Floor), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 201, body = Floor), (status = 409, body = Problem, description = "Codes: `already_exists` (a floor of that name)"), (status = 422, body = Problem)))]
 #[post("/floors", data = "<body>")]
 async fn create_floor(
     caller: Can<perm::FloorPlanWrite>,
@@ -87,7 +87,7 @@ async fn update_floor(
 
 /// Delete an empty floor.
 #[utoipa::path(tag = "Tables", responses(
-    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `floor_not_empty`")))]
 #[delete("/floors/<id>")]
 async fn delete_floor(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "floor")?;
@@ -137,7 +137,7 @@ async fn list_tables(
 
 /// Create a table; its name is unique in the tenant.
 #[utoipa::path(tag = "Tables", request_body = NewTable, responses(
-    (status = 201, body = Table), (status = 409, body = Problem), (status = 422, body = Problem)))]
+    (status = 201, body = Table), (status = 409, body = Problem, description = "Codes: `already_exists` (a table of that name)"), (status = 422, body = Problem)))]
 #[post("/tables", data = "<body>")]
 async fn create_table(
     caller: Can<perm::FloorPlanWrite>,
@@ -175,7 +175,7 @@ async fn update_table(
 
 /// Delete a table that has never been used.
 #[utoipa::path(tag = "Tables", responses(
-    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem)))]
+    (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `table_in_use` (an open seating session)")))]
 #[delete("/tables/<id>")]
 async fn delete_table(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "table")?;

@@ -53,7 +53,7 @@ async fn put_endpoint(
 /// Replace the signing secret and return the new one, this once. The old secret
 /// signs nothing more, retries of earlier events included.
 #[utoipa::path(tag = "Settings", responses(
-    (status = 200, body = WebhookEndpoint), (status = 409, body = Problem, description = "No endpoint set yet")))]
+    (status = 200, body = WebhookEndpoint), (status = 409, body = Problem, description = "No endpoint set yet. Codes: `webhook_not_configured`")))]
 #[post("/settings/webhook/rotate-secret")]
 async fn rotate_secret(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiError> {
     caller
@@ -102,7 +102,7 @@ async fn get_delivery(
 /// Send a pending or failed delivery now. A failed one gets a new 24 h of retries.
 #[utoipa::path(tag = "Webhooks", responses(
     (status = 200, body = Delivery), (status = 404, body = Problem),
-    (status = 409, body = Problem, description = "Already delivered; names current_status")))]
+    (status = 409, body = Problem, description = "Already delivered. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/webhooks/deliveries/<event_id>/retry")]
 async fn retry_delivery(
     caller: Can<perm::WebhooksManage>,
@@ -117,7 +117,7 @@ async fn retry_delivery(
 /// Queue a `webhook.test` event, delivered like any other.
 #[utoipa::path(tag = "Webhooks",
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet")))]
+    responses((status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet. Codes: `webhook_not_configured`")))]
 #[post("/webhooks/test")]
 async fn send_test_event(
     caller: Can<perm::WebhooksManage>,

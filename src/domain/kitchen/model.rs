@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = KitchenTicketStatus)]
 pub enum TicketStatus {
     Open,
     Done,
@@ -81,6 +82,7 @@ pub struct TicketItem {
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
+#[schema(as = KitchenTicket)]
 pub struct Ticket {
     pub id: String,
     pub order_id: String,

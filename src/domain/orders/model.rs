@@ -189,6 +189,7 @@ pub struct StatusChange {
 
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = OrderCancellation)]
 pub struct Cancellation {
     pub reason: Option<String>,
 }

@@ -5,6 +5,7 @@ use utoipa::ToSchema;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
+#[schema(as = QueueTicketStatus)]
 pub enum TicketStatus {
     Waiting,
     Called,
@@ -70,6 +71,7 @@ pub struct SeatTicket {
 }
 
 #[derive(Debug, Serialize, ToSchema)]
+#[schema(as = QueueTicket)]
 pub struct Ticket {
     pub id: String,
     /// Short number for the day, such as `Q-014`.

@@ -152,6 +152,7 @@ pub struct ReservationPatch {
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
+#[schema(as = ReservationCancellation)]
 pub struct Cancellation {
     pub by: Party,
     pub reason: Option<String>,

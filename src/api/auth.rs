@@ -70,7 +70,8 @@ impl<'r> FromRequest<'r> for LoginTenant {
 }
 
 /// Log in with email and password; returns a bearer token.
-#[utoipa::path(tag = "Auth", request_body = LoginRequest, security(), responses(
+#[utoipa::path(tag = "Auth", request_body(content = LoginRequest, example = json!({
+    "email": "owner@demo.brigade.local", "password": "the password printed at first start"})), security(), responses(
     (status = 200, body = LoginResponse),
     (status = 400, body = Problem, description = "The account is in several businesses and no `X-Tenant-ID` chose one; `tenants` lists them. Codes: `tenant_required`, `invalid_tenant_header`"),
     (status = 401, body = Problem, description = "Wrong email or password. Codes: `invalid_credentials`"),

@@ -198,3 +198,68 @@ fn declared_security_matches_what_the_server_asks() {
         }
     }
 }
+
+/// The limits the document states are the server's: the schema's boundary is
+/// accepted and one past it refused with 422.
+#[test]
+fn request_schemas_state_the_server_limits() {
+    use brigade::domain::orders::{MAX_COURSE, MAX_LINES_PER_REQUEST, MAX_QUANTITY};
+    let doc = document();
+    let schema = |name: &str| doc["components"]["schemas"][name].clone();
+    let line = schema("NewLine");
+    assert_eq!(line["properties"]["quantity"]["maximum"], MAX_QUANTITY);
+    assert_eq!(line["properties"]["quantity"]["minimum"], 1);
+    assert_eq!(line["properties"]["course"]["maximum"], MAX_COURSE);
+    assert_eq!(line["properties"]["menu_item_id"]["format"], "uuid");
+    let order = schema("NewOrder");
+    assert_eq!(
+        order["properties"]["items"]["maxItems"],
+        MAX_LINES_PER_REQUEST
+    );
+    assert_eq!(order["additionalProperties"], false);
+    assert_eq!(
+        schema("NewTable")["properties"]["seats"]["maximum"],
+        brigade::domain::tables::MAX_SEATS
+    );
+    for name in ["NewReservation", "NewTicket"] {
+        assert_eq!(
+            schema(name)["properties"]["party_size"]["maximum"],
+            brigade::domain::dining::sessions::MAX_PARTY_SIZE,
+            "{name}"
+        );
+    }
+    assert_eq!(
+        schema("NewPayment")["properties"]["amount"]["maximum"],
+        brigade::money::MAX_MAJOR
+    );
+    // Response fields are always present; request fields only when required.
+    let required = |name: &str| schema(name)["required"].clone();
+    assert!(required("Order")
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("table_id")));
+    assert!(!required("NewOrder")
+        .as_array()
+        .unwrap()
+        .contains(&serde_json::json!("table_id")));
+
+    let app = TestApp::spawn();
+    let item = app.menu_item(1.0, 0.0);
+    let lines = |count: usize, quantity: i64| {
+        serde_json::json!({"order_type": "takeaway",
+            "items": vec![serde_json::json!({"menu_item_id": item, "quantity": quantity}); count]})
+    };
+    let max_lines = MAX_LINES_PER_REQUEST;
+    app.owner
+        .post("/orders", lines(max_lines, MAX_QUANTITY))
+        .expect(201);
+    app.owner
+        .post("/orders", lines(max_lines + 1, 1))
+        .expect_problem(422, "validation_failed");
+    app.owner
+        .post("/orders", lines(1, MAX_QUANTITY + 1))
+        .expect_problem(422, "validation_failed");
+    app.owner
+        .post("/orders", lines(0, 1))
+        .expect_problem(422, "validation_failed");
+}

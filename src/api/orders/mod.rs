@@ -76,7 +76,11 @@ async fn list_orders(
 }
 
 /// Create an order. Prices are taken from the menu now and kept with the lines.
-#[utoipa::path(tag = "Orders", request_body = NewOrder,
+#[utoipa::path(tag = "Orders", request_body(content = NewOrder, example = json!({
+    "order_type": "dine_in", "table_id": "01890a5d-ac96-774b-bcce-b302099a8057",
+    "items": [
+        {"menu_item_id": "01890a5d-ac96-774b-bcce-b302099a8058", "quantity": 2, "modifiers": ["Extra cheese"], "notes": "No onions"},
+        {"menu_item_id": "01890a5d-ac96-774b-bcce-b302099a8059", "quantity": 1, "course": 2}]})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = Order), (status = 422, body = Problem)))]
 #[post("/orders", data = "<body>")]
@@ -220,7 +224,8 @@ async fn cancel_order(
 }
 
 /// Take a payment. Cash above the balance returns change; card above it is refused.
-#[utoipa::path(tag = "Orders", request_body = NewPayment,
+#[utoipa::path(tag = "Orders", request_body(content = NewPayment, example = json!({
+    "method": "cash", "amount": 50.00, "tip": 5.00})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = PaymentReceipt), (status = 409, body = Problem, description = "Codes: `order_closed`, `nothing_due`, `overpayment`"), (status = 422, body = Problem)))]
 #[post("/orders/<id>/payments", data = "<body>")]

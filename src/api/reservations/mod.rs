@@ -126,7 +126,9 @@ async fn list_reservations(
 }
 
 /// Book a table for a guest.
-#[utoipa::path(tag = "Reservations", request_body = NewReservation,
+#[utoipa::path(tag = "Reservations", request_body(content = NewReservation, example = json!({
+    "name": "Ada Lovelace", "phone": "+1 555 0100", "email": "ada@example.com",
+    "party_size": 4, "starts_at": "2030-06-01T19:00:00Z", "notes": "Window seat if possible"})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = Reservation), (status = 409, body = Problem, description = "The slot is full. Codes: `slot_full`"),
     (status = 422, body = Problem)))]

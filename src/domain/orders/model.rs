@@ -15,6 +15,7 @@ pub const MAX_COURSE: i64 = 9;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FireCourse {
+    #[schema(minimum = 1, maximum = 9)]
     pub course: i64,
 }
 
@@ -116,7 +117,9 @@ impl OrderType {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Customer {
+    #[schema(max_length = 120)]
     pub name: Option<String>,
+    #[schema(max_length = 40)]
     pub phone: Option<String>,
 }
 
@@ -124,11 +127,15 @@ pub struct Customer {
 #[serde(deny_unknown_fields)]
 pub struct NewLine {
     pub menu_item_id: String,
+    #[schema(minimum = 1, maximum = 999)]
     pub quantity: i64,
-    /// Names of the item's modifiers to apply.
+    /// Names of the item's modifiers to apply, each once.
+    #[schema(max_items = 40)]
     pub modifiers: Option<Vec<String>>,
+    #[schema(max_length = 500)]
     pub notes: Option<String>,
     /// The course the line is served in, 1 to 9 (default 1).
+    #[schema(minimum = 1, maximum = 9)]
     pub course: Option<i64>,
 }
 
@@ -141,8 +148,11 @@ pub struct NewOrder {
     /// Dine-in orders may belong to a seating session; the order then sits at the
     /// session's first table.
     pub session_id: Option<String>,
+    /// Delivery orders need a name or a phone number.
     pub customer: Option<Customer>,
+    #[schema(max_length = 1000)]
     pub notes: Option<String>,
+    #[schema(min_items = 1, max_items = 100)]
     pub items: Vec<NewLine>,
     /// Dine-in only: keep courses after the first off the kitchen's board until
     /// they are fired (`POST /orders/{id}/fire`).
@@ -169,15 +179,17 @@ pub struct OrderPatch {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewLines {
+    #[schema(min_items = 1, max_items = 100)]
     pub items: Vec<NewLine>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct LinePatch {
+    #[schema(minimum = 1, maximum = 999)]
     pub quantity: Option<i64>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 500)]
     pub notes: Option<Option<String>>,
 }
 
@@ -216,9 +228,16 @@ impl PaymentMethod {
 #[serde(deny_unknown_fields)]
 pub struct NewPayment {
     pub method: PaymentMethod,
-    /// Amount tendered. Cash above the balance due is given back as change.
+    /// Amount tendered, more than zero. Cash above the balance due is given
+    /// back as change. Money is a decimal number in the business's currency
+    /// with at most its minor-unit digits (2 for USD).
+    #[schema(exclusive_minimum = 0, maximum = 10000000)]
     pub amount: f64,
+    /// Money, as `amount`.
+    #[schema(minimum = 0, maximum = 10000000)]
     pub tip: Option<f64>,
+    /// The card terminal's or other tender's reference.
+    #[schema(max_length = 120)]
     pub reference: Option<String>,
 }
 

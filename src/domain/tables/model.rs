@@ -76,7 +76,9 @@ pub struct Table {
 #[serde(deny_unknown_fields)]
 pub struct NewTable {
     pub floor_id: String,
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub name: String,
+    #[schema(minimum = 1, maximum = 100)]
     pub seats: i64,
     pub shape: Option<Shape>,
     pub x: Option<f64>,

@@ -58,9 +58,13 @@ impl TicketStatus {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewTicket {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: String,
+    #[schema(minimum = 1, maximum = 100)]
     pub party_size: i64,
+    #[schema(max_length = 40)]
     pub phone: Option<String>,
+    #[schema(max_length = 500)]
     pub notes: Option<String>,
 }
 

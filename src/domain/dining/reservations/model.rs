@@ -88,11 +88,17 @@ impl Party {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewReservation {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: String,
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub phone: String,
+    #[schema(max_length = 254)]
     pub email: Option<String>,
+    #[schema(minimum = 1, maximum = 100)]
     pub party_size: i64,
+    /// In the future; within the time-slot rules unless `outside_rules`.
     pub starts_at: String,
+    #[schema(max_length = 1000)]
     pub notes: Option<String>,
     /// Tables to hold for the party (staff bookings only).
     pub table_ids: Option<Vec<String>>,

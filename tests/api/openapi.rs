@@ -263,3 +263,77 @@ fn request_schemas_state_the_server_limits() {
         .post("/orders", lines(0, 1))
         .expect_problem(422, "validation_failed");
 }
+
+/// The `openapi-python-client` generator (PyPI), found through
+/// `BRIGADE_OPENAPI_CLIENT_GENERATOR` or on the path. `.ci/run` installs it.
+fn client_generator() -> Option<std::path::PathBuf> {
+    let named = std::env::var_os("BRIGADE_OPENAPI_CLIENT_GENERATOR").map(std::path::PathBuf::from);
+    let found = named.or_else(|| {
+        std::env::var_os("PATH").and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|dir| dir.join("openapi-python-client"))
+                .find(|path| path.is_file())
+        })
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var_os("BRIGADE_REQUIRE_CLIENT_GENERATOR").is_none(),
+            "openapi-python-client is required but neither BRIGADE_OPENAPI_CLIENT_GENERATOR nor PATH has it"
+        );
+        eprintln!("skipped: openapi-python-client is not installed");
+    }
+    found
+}
+
+#[test]
+fn a_client_generated_from_the_document_logs_in_orders_and_pays() {
+    let Some(generator) = client_generator() else {
+        return;
+    };
+    // The generator's own environment holds what the client imports.
+    let python = generator.with_file_name("python");
+    let app = TestApp::spawn();
+    app.menu_item(6.0, 5.0);
+    let work = tempfile::tempdir().unwrap();
+    let doc_path = work.path().join("openapi.json");
+    let served = Client::anonymous(&app.base)
+        .get("/openapi.json")
+        .expect(200);
+    std::fs::write(&doc_path, served.to_string()).unwrap();
+    let package = work.path().join("brigade_client");
+    let generated = std::process::Command::new(&generator)
+        .args(["generate", "--meta", "none", "--path"])
+        .arg(&doc_path)
+        .arg("--output-path")
+        .arg(&package)
+        .output()
+        .unwrap();
+    assert!(
+        package.join("client.py").is_file(),
+        "no client generated: {}",
+        String::from_utf8_lossy(&generated.stdout)
+    );
+    let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/client/round_trip.py");
+    let run = std::process::Command::new(&python)
+        .arg(script)
+        .arg(work.path())
+        .arg(&app.base)
+        .args(["owner@test.example", crate::helpers::PASSWORD])
+        .output()
+        .unwrap();
+    assert!(
+        run.status.success(),
+        "the generated client failed:\n{}",
+        String::from_utf8_lossy(&run.stderr)
+    );
+    let paid: serde_json::Value = serde_json::from_slice(&run.stdout).unwrap();
+    assert_eq!(paid["total_amount"], 12.6);
+    assert_eq!(paid["balance_due"], 0.0);
+    assert_eq!(paid["change_due"], 5.0);
+    let order = app
+        .owner
+        .get(&format!("/orders/{}", paid["order_id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["paid_amount"], order["total_amount"]);
+    assert_eq!(order["items"][0]["quantity"], 2);
+}

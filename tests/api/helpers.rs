@@ -311,6 +311,16 @@ impl TestApp {
         rows
     }
 
+    /// A kitchen station made through the API; its id.
+    pub fn station(&self, name: &str) -> String {
+        self.owner
+            .post("/kitchen/stations", json!({"name": name}))
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     /// A category and an item at `price` with `tax_rate` %, made through the API.
     pub fn menu_item(&self, price: f64, tax_rate: f64) -> String {
         self.menu_item_for(&self.owner, price, tax_rate)

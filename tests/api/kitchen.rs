@@ -31,15 +31,7 @@ fn item(app: &TestApp, category: &Value, name: &str, station_id: Option<&str>) -
 
 fn kitchen() -> Kitchen {
     let app = TestApp::spawn();
-    let station = |name: &str| {
-        app.owner
-            .post("/kitchen/stations", json!({"name": name}))
-            .expect(201)["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let (grill, bar) = (station("Grill"), station("Bar"));
+    let (grill, bar) = (app.station("Grill"), app.station("Bar"));
     let food = app
         .owner
         .post("/menu/categories", json!({"name": "Food"}))

@@ -23,15 +23,7 @@ fn a_manager_builds_the_menu_and_86s_an_item() {
     let Some(mut browser) = Browser::launch(&app) else {
         return;
     };
-    let station = |name: &str| -> String {
-        app.owner
-            .post("/kitchen/stations", json!({"name": name}))
-            .expect(201)["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let (grill, bar) = (station("Grill"), station("Bar"));
+    let (grill, bar) = (app.station("Grill"), app.station("Bar"));
     browser.login_as_owner();
     browser.nav("menu");
     browser.click("[data-action=new-category]");

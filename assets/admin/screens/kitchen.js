@@ -4,7 +4,7 @@
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { api } from "/shared/api.js";
 import { titleCase } from "/shared/format.js";
-import { Action, Dialog, Empty, Field, Notice, Select } from "/shared/ui.js";
+import { Action, Confirm, Dialog, Empty, Field, Notice, Select } from "/shared/ui.js";
 import { can } from "/admin/roles.js";
 
 function minutes(seconds) {
@@ -73,6 +73,8 @@ export function Kitchen({ role }) {
   };
   useEffect(() => { reload(); }, []);
   const timesOf = (id) => stats?.find((s) => s.station_id === id);
+  // The server says why a station stays (tickets, menu items pointing at it).
+  const remove = (station) => api.delete(`/kitchen/stations/${station.id}`).then(reload, setProblem);
   return html`
     <div class="screen-head"><h1>Kitchen</h1>
       <div class="actions">
@@ -95,10 +97,12 @@ export function Kitchen({ role }) {
               <td class="num">${times?.tickets ?? 0}</td><td class="num">${times ? minutes(times.average_seconds) : "—"}</td>
               <td class="num">${times ? minutes(times.p90_seconds) : "—"}</td>
               <td class="row-actions">${writable ? html`<button type="button" class="btn small" data-action="edit-station"
-                onClick=${() => setEditing(s)}>Edit</button>` : null}</td></tr>`;
+                onClick=${() => setEditing(s)}>Edit</button>
+                ${s.is_default ? null : html`<${Confirm} kind="small ghost" question=${`Delete ${s.name}?`} confirmLabel="Delete"
+                  action=${() => remove(s)} data-action="delete-station">Delete<//>`}` : null}</td></tr>`;
           })}
         </tbody></table>` : html`<${Empty}>No stations.<//>`}
-      <p class="hint">A line goes to the station its menu item names; when none matches, to the default station.</p>
+      <p class="hint">A line cooks at the station its menu item names, else its category's (set on the Menu screen), else the default station. A station switched off sends its lines to the default one.</p>
     </section>
     ${editing ? html`<${StationForm} station=${editing === "new" ? null : editing} onClose=${() => setEditing(null)}
         onSaved=${() => { setEditing(null); reload(); }} />` : null}`;

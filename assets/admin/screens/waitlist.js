@@ -120,7 +120,7 @@ export function Waitlist({ role }) {
       ${writable ? html`<button type="button" class="btn primary" data-action="add-party" onClick=${() => setAdding(true)}>Add a party</button>` : null}
     </div>
     <${Notice} problem=${problem} />
-    ${added ? html`<${Notice} kind="success">${added.name} is ${added.number}, about ${added.quoted_wait_minutes} minutes.
+    ${added ? html`<${Notice} kind="success">${added.name} is ${added.number}, ${added.quoted_wait_minutes ? `about ${added.quoted_wait_minutes} minutes` : "next in line"}.
       Their tracking link: ${location.origin}/api/v1/public/${session().tenant.slug}/queue/${added.tracking_token}<//>` : null}
     <section class="card">
       ${tickets === null ? html`<p class="muted">Loading…</p>` : tickets.length ? html`

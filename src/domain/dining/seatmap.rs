@@ -77,7 +77,7 @@ pub fn delete_table(tx: &Tx, id: &str) -> Result<(), ApiError> {
     if used {
         return Err(ApiError::conflict(
             "table_in_use",
-            "the table has seated guests or orders; take it out of service instead (active: false)",
+            "the table has seated guests or orders; take it out of service instead",
         ));
     }
     // A booking still to come would otherwise be held at a table that no longer exists.

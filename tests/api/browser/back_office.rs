@@ -317,6 +317,38 @@ fn a_manager_adds_a_kitchen_station() {
         .clone();
     assert_eq!(grill["warn_after_minutes"], 6);
     assert_eq!(grill["late_after_minutes"], 12);
+    // A station the menu cooks at stays, and the screen says why; once the
+    // item points elsewhere it goes.
+    let grill_id = grill["id"].as_str().unwrap();
+    let category = app
+        .owner
+        .post("/menu/categories", json!({"name": "Mains"}))
+        .expect(201);
+    let steak = app
+        .owner
+        .post(
+            "/menu/items",
+            json!({"name": "Steak", "category_id": category["id"], "price": 30, "station_id": grill_id}),
+        )
+        .expect(201);
+    let delete = "tr[data-station=Grill] [data-action=delete-station]";
+    browser.click(delete);
+    browser.click("tr[data-station=Grill] [data-action=confirm]");
+    browser.wait_for_text(".notice.error", "1 menu item sends its lines here");
+    browser.screenshot("kitchen-station-in-use");
+    app.owner
+        .patch(
+            &format!("/menu/items/{}", steak["id"].as_str().unwrap()),
+            json!({"station_id": null}),
+        )
+        .expect(200);
+    browser.click(delete);
+    browser.click("tr[data-station=Grill] [data-action=confirm]");
+    browser.wait_gone("tr[data-station=Grill]");
+    app.owner
+        .get(&format!("/kitchen/stations/{grill_id}"))
+        .expect_problem(404, "not_found");
+    assert!(!browser.exists("tr[data-station=Kitchen] [data-action=delete-station]"));
     browser.screenshot("kitchen-stations");
     browser.finish();
 }

@@ -236,7 +236,7 @@ pub(super) fn check_slot(
     if !slot_starts(&rules, local_date_of(settings, at), settings.timezone).contains(&at) {
         return Err(ApiError::invalid_field(
             "starts_at",
-            "is not a bookable slot of that day; choose one of its free times (listed by /reservations/availability)",
+            "is not a bookable slot of that day; choose one of its free times",
         ));
     }
     let remaining = remaining_covers(conn, &rules, at, exclude)?;

@@ -61,5 +61,7 @@ pub fn document() -> serde_json::Value {
 #[utoipa::path(tag = "OpenAPI", security(()), responses((status = 200, body = Object, description = "The OpenAPI document")))]
 #[get("/openapi.json")]
 async fn openapi_json() -> Result<Reply, ApiError> {
-    Reply::ok(document())
+    // The routes are fixed at build time: build the document once.
+    static DOCUMENT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    Reply::ok(DOCUMENT.get_or_init(document))
 }

@@ -8,7 +8,7 @@ use crate::domain::dining::reservations::{self, DayRules, TimeSlotRules, Weekday
 use crate::domain::menu::{self, CategoryFields, ItemFields, StoredModifier};
 use crate::domain::staff;
 use crate::domain::stations::{self, NewStation, StationKind};
-use crate::domain::tables::{self, NewTable, Shape};
+use crate::domain::tables::{self, NewFloor, NewTable, Shape};
 use crate::error::ApiError;
 use crate::App;
 
@@ -262,7 +262,11 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
             }
         }
         for (position, (floor, floor_tables)) in FLOORS.iter().enumerate() {
-            let floor_id = tables::insert_floor(tx, floor, position as i64)?.id;
+            let new = NewFloor {
+                name: floor.to_string(),
+                position: Some(position as i64),
+            };
+            let floor_id = tables::insert_floor(tx, &new)?.id;
             for (i, (name, seats, shape)) in floor_tables.iter().enumerate() {
                 tables::insert_table(
                     tx,

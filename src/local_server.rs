@@ -29,7 +29,15 @@ pub fn loopback_config(data_dir: &Path) -> Config {
 impl LocalServer {
     /// Opens the data dir and serves it; returns once the server listens.
     pub fn start(config: Config) -> Result<LocalServer, String> {
-        let app = App::open(config)?;
+        Self::start_with_clock(config, crate::time::Clock::system())
+    }
+
+    /// As [`LocalServer::start`], with `clock` as the server's "now".
+    pub fn start_with_clock(
+        config: Config,
+        clock: crate::time::Clock,
+    ) -> Result<LocalServer, String> {
+        let app = App::open_with_clock(config, clock)?;
         let (listening, port) = std::sync::mpsc::channel();
         let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", {
             move |rocket| {

@@ -78,6 +78,11 @@ impl Caller {
         }
     }
 
+    /// The app's clock: what reads call "now", as writes do through `Tx`.
+    pub fn now(&self) -> chrono::DateTime<chrono::Utc> {
+        self.app.clock.now()
+    }
+
     /// Stable identifier of who acted, stored with the records they create.
     pub fn actor(&self) -> String {
         match &self.principal {

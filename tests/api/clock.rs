@@ -61,3 +61,25 @@ fn a_fixed_clock_stamps_every_write_and_picks_the_business_day() {
     assert_eq!(order.business_date, "2030-01-01");
     assert_eq!(order.order_number, "300101-001");
 }
+
+/// Reads take "now" from the same clock as writes: under a clock fixed in
+/// 2030, the day before it is past and its own day's slots start after it.
+#[test]
+fn reads_take_now_from_the_app_clock() {
+    let at = Utc.with_ymd_and_hms(2030, 6, 1, 10, 0, 0).unwrap();
+    let app = crate::helpers::TestApp::spawn_with_clock(|_| {}, Clock::fixed(at));
+    app.floor_with_tables(&[4]);
+    app.open_for_bookings(20, 8);
+    app.owner
+        .get("/reservations/availability?date=2030-05-31&party_size=2")
+        .expect_problem(422, "validation_failed");
+    let today = app
+        .owner
+        .get("/reservations/availability?date=2030-06-01&party_size=2")
+        .expect(200);
+    let first = today["slots"][0]["starts_at"].as_str().unwrap().to_string();
+    assert!(first.as_str() > "2030-06-01T10:00", "{first}");
+    crate::helpers::Client::anonymous(&app.base)
+        .get("/public/test-bistro/availability?date=2030-05-31&party_size=2")
+        .expect_problem(422, "validation_failed");
+}

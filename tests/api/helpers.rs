@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use brigade::auth::{keys, Role};
 use brigade::local_server::{loopback_config, LocalServer};
+use brigade::time::Clock;
 use brigade::{App, Config};
 use serde_json::{json, Value};
 use tempfile::TempDir;
@@ -198,8 +199,8 @@ pub fn test_config(dir: &std::path::Path) -> Config {
     loopback_config(dir)
 }
 
-fn launch(config: Config) -> (LocalServer, String) {
-    let server = LocalServer::start(config).expect("the server starts");
+fn launch(config: Config, clock: Clock) -> (LocalServer, String) {
+    let server = LocalServer::start_with_clock(config, clock).expect("the server starts");
     let origin = server.origin.clone();
     (server, origin)
 }
@@ -211,10 +212,15 @@ impl TestApp {
     }
 
     pub fn spawn_with(adjust: impl FnOnce(&mut Config)) -> TestApp {
+        Self::spawn_with_clock(adjust, Clock::system())
+    }
+
+    /// As [`TestApp::spawn_with`], with `clock` as the server's "now".
+    pub fn spawn_with_clock(adjust: impl FnOnce(&mut Config), clock: Clock) -> TestApp {
         let dir = tempfile::tempdir().expect("temp dir");
         let mut config = test_config(dir.path());
         adjust(&mut config);
-        let (running, base) = launch(config);
+        let (running, base) = launch(config, clock);
         let tenant_id = create_tenant(&running.app, "Test Bistro", "test-bistro");
         let mut app = TestApp {
             dir,
@@ -281,7 +287,7 @@ impl TestApp {
     /// Stops the server and starts it again on the same data dir and port-agnostic base.
     pub fn restart(&mut self) {
         self.stop();
-        let (running, base) = launch(test_config(self.dir.path()));
+        let (running, base) = launch(test_config(self.dir.path()), Clock::system());
         self.base = base.clone();
         self.owner.base = base;
         self.running = Some(running);

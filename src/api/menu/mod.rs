@@ -157,7 +157,7 @@ async fn create_item(
 ) -> Result<Reply, ApiError> {
     caller
         .write(move |tx| {
-            let exponent = settings::load(tx)?.exponent();
+            let exponent = tx.exponent()?;
             let mut checks = Checks::new();
             let fields = ItemFields::from_new(&body, exponent, &mut checks);
             checks.finish()?;
@@ -191,7 +191,7 @@ async fn update_item(
     let id = path_id(id, "menu item")?;
     caller
         .write(move |tx| {
-            let exponent = settings::load(tx)?.exponent();
+            let exponent = tx.exponent()?;
             let mut item = menu::get_item(tx, &id)?;
             if item.archived_at.is_some() {
                 return Err(ApiError::not_found("menu item"));

@@ -8,7 +8,6 @@ use rocket::get;
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::domain::dining::seatmap;
-use crate::domain::settings;
 use crate::error::{ApiError, Problem};
 use model::*;
 
@@ -18,14 +17,8 @@ super::group![pos_seatmap,];
 #[utoipa::path(tag = "POS", responses((status = 200, body = PosSeatmap), (status = 403, body = Problem)))]
 #[get("/pos/seatmap")]
 async fn pos_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
+    let now = caller.now();
     caller
-        .read(move |conn| {
-            let settings = settings::load(conn)?;
-            Reply::ok(compact(seatmap::seatmap(
-                conn,
-                chrono::Utc::now(),
-                &settings,
-            )?))
-        })
+        .read(move |conn| Reply::ok(compact(seatmap::seatmap(conn, now)?)))
         .await
 }

@@ -6,7 +6,6 @@ use std::net::IpAddr;
 use std::num::NonZeroU32;
 use std::sync::Arc;
 
-use chrono::Utc;
 use governor::clock::{Clock, DefaultClock};
 use governor::{DefaultKeyedRateLimiter, Quota, RateLimiter};
 use rocket::request::{FromRequest, Outcome, Request};
@@ -20,7 +19,6 @@ use crate::domain::dining::queue;
 use crate::domain::dining::reservations::{
     self, Availability, BookingReceipt, CustomerBooking, NewReservation, Party,
 };
-use crate::domain::settings;
 use crate::error::{remember_failure, ApiError, Problem};
 use crate::App;
 
@@ -94,8 +92,8 @@ async fn track_ticket(
 ) -> Result<Reply, ApiError> {
     let db = tenant(app, tenant_slug).await?;
     let token = ticket_token.to_string();
-    run_blocking(move || db.read(|conn| Reply::ok(queue::public_ticket(conn, &token, Utc::now())?)))
-        .await
+    let now = app.clock.now();
+    run_blocking(move || db.read(|conn| Reply::ok(queue::public_ticket(conn, &token, now)?))).await
 }
 
 /// Bookable slots of a local day for a party.
@@ -112,17 +110,9 @@ async fn public_availability(
 ) -> Result<Reply, ApiError> {
     let db = tenant(app, tenant_slug).await?;
     let (date, party_size) = availability_query(date, party_size)?;
+    let now = app.clock.now();
     run_blocking(move || {
-        db.read(|conn| {
-            let settings = settings::load(conn)?;
-            Reply::ok(reservations::availability(
-                conn,
-                &settings,
-                date,
-                party_size,
-                Utc::now(),
-            )?)
-        })
+        db.read(|conn| Reply::ok(reservations::availability(conn, date, party_size, now)?))
     })
     .await
 }

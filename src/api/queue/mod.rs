@@ -1,7 +1,6 @@
 //! The waitlist over HTTP: tickets with live positions and wait estimates, and
 //! seating a ticket into a session. The rules live in `domain::dining::queue`.
 
-use chrono::Utc;
 use rocket::{get, post};
 
 use crate::api::body::JsonBody;
@@ -37,9 +36,10 @@ async fn list_tickets(
     let status = query_filter("status", status, TicketStatus::parse)?;
     let limit = pagination::limit(limit)?;
     let cursor = cursor.map(str::to_string);
+    let now = caller.now();
     caller
         .read(move |conn| {
-            let rows = queue::list_tickets(conn, status, cursor.as_deref(), limit, Utc::now())?;
+            let rows = queue::list_tickets(conn, status, cursor.as_deref(), limit, now)?;
             Reply::ok(pagination::page(rows, limit, |t| t.id.clone()))
         })
         .await
@@ -71,12 +71,13 @@ async fn add_ticket(
 #[get("/queue/<id>")]
 async fn get_ticket(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
     let id = path_id(id, "queue ticket")?;
+    let now = caller.now();
     caller
         .read(move |conn| {
             Reply::ok(queue::ticket_json(
                 conn,
                 queue::find_ticket(conn, &id)?,
-                Utc::now(),
+                now,
             )?)
         })
         .await

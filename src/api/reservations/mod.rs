@@ -2,7 +2,7 @@
 //! and the lifecycle moves. The rules live in `domain::dining::reservations`;
 //! guests book through the public routes.
 
-use chrono::{NaiveDate, Utc};
+use chrono::NaiveDate;
 use rocket::{get, patch, post, put};
 
 use crate::api::body::JsonBody;
@@ -81,17 +81,9 @@ async fn get_availability(
     party_size: Option<&str>,
 ) -> Result<Reply, ApiError> {
     let (date, party_size) = availability_query(date, party_size)?;
+    let now = caller.now();
     caller
-        .read(move |conn| {
-            let settings = settings::load(conn)?;
-            Reply::ok(reservations::availability(
-                conn,
-                &settings,
-                date,
-                party_size,
-                Utc::now(),
-            )?)
-        })
+        .read(move |conn| Reply::ok(reservations::availability(conn, date, party_size, now)?))
         .await
 }
 

@@ -9,9 +9,8 @@ use crate::api::pagination::Page;
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::domain::dining::seatmap::{self, Seatmap};
-use crate::domain::settings;
 use crate::domain::tables::{self, *};
-use crate::domain::validate::{path_id, Checks};
+use crate::domain::validate::path_id;
 use crate::error::{ApiError, Problem};
 
 super::group![
@@ -51,12 +50,8 @@ async fn create_floor(
     caller: Can<perm::FloorPlanWrite>,
     body: JsonBody<NewFloor>,
 ) -> Result<Reply, ApiError> {
-    let mut checks = Checks::new();
-    let name = checks.text("name", &body.name, 80);
-    let position = checks.integer_in("position", body.position.unwrap_or(0), 0..=10_000);
-    checks.finish()?;
     caller
-        .write(move |tx| Reply::created(tables::insert_floor(tx, &name, position)?))
+        .write(move |tx| Reply::created(tables::insert_floor(tx, &body)?))
         .await
 }
 
@@ -189,10 +184,8 @@ async fn delete_table(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Rep
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Seatmap), (status = 403, body = Problem)))]
 #[get("/tables/seatmap")]
 async fn get_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
+    let now = caller.now();
     caller
-        .read(move |conn| {
-            let settings = settings::load(conn)?;
-            Reply::ok(seatmap::seatmap(conn, chrono::Utc::now(), &settings)?)
-        })
+        .read(move |conn| Reply::ok(seatmap::seatmap(conn, now)?))
         .await
 }

@@ -150,11 +150,8 @@ fn upcoming_reservation(
 }
 
 /// Every floor with its tables and their live state at `now`.
-pub fn seatmap(
-    conn: &Connection,
-    now: DateTime<Utc>,
-    settings: &TenantSettings,
-) -> Result<Seatmap, ApiError> {
+pub fn seatmap(conn: &Connection, now: DateTime<Utc>) -> Result<Seatmap, ApiError> {
+    let settings = &crate::domain::settings::load(conn)?;
     let mut floors = Vec::new();
     for floor in tables::list_floors(conn)? {
         let mut tables = Vec::new();

@@ -38,7 +38,11 @@ pub fn get_floor(conn: &Connection, id: &str) -> Result<Floor, ApiError> {
     .ok_or_else(|| ApiError::not_found("floor"))
 }
 
-pub fn insert_floor(tx: &Tx, name: &str, position: i64) -> Result<Floor, ApiError> {
+pub fn insert_floor(tx: &Tx, new: &NewFloor) -> Result<Floor, ApiError> {
+    let mut checks = Checks::new();
+    let name = checks.text("name", &new.name, 80);
+    let position = checks.integer_in("position", new.position.unwrap_or(0), 0..=10_000);
+    checks.finish()?;
     let id = Uuid::now_v7().to_string();
     tx.execute(
         "INSERT INTO floors (id, name, position, created_at, updated_at) VALUES (?1, ?2, ?3, ?4, ?4)",

@@ -150,13 +150,14 @@ pub(super) fn local_date_of(settings: &TenantSettings, at: DateTime<Utc>) -> Nai
     at.with_timezone(&settings.timezone).date_naive()
 }
 
+/// The free slots of a local day for a party, as of `now`.
 pub fn availability(
     conn: &Connection,
-    settings: &TenantSettings,
     date: NaiveDate,
     party_size: i64,
     now: DateTime<Utc>,
 ) -> Result<Availability, ApiError> {
+    let settings = &crate::domain::settings::load(conn)?;
     let mut checks = Checks::new();
     checks.integer_in("party_size", party_size, 1..=MAX_PARTY_SIZE);
     if date < local_date_of(settings, now) {

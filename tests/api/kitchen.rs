@@ -524,13 +524,11 @@ fn stations_are_managed_and_the_default_stays() {
         refused["detail"].as_str().unwrap().contains("1 menu item"),
         "{refused}"
     );
+    // A removed (archived) item no longer holds its station.
     k.app
         .owner
-        .patch(
-            &format!("/menu/items/{}", k.burger),
-            json!({"station_id": null}),
-        )
-        .expect(200);
+        .delete(&format!("/menu/items/{}", k.burger))
+        .expect(204);
     k.app
         .owner
         .delete(&format!("/kitchen/stations/{}", k.grill))

@@ -42,6 +42,7 @@ pub fn remove_station(tx: &Tx, id: &str) -> Result<(), ApiError> {
             ),
         ));
     }
+    menu::release_station(tx, id)?;
     stations::delete_station(tx, id)
 }
 

@@ -21,7 +21,7 @@ const TICKET_SELECT: &str = "SELECT t.id, t.order_id, o.order_number, o.order_ty
      t.station_id, s.name, t.status, t.addition, t.created_at, t.started_at, t.bumped_at, t.acknowledged_at, u.name, \
      t.version \
      FROM kitchen_tickets t JOIN orders o ON o.id = t.order_id JOIN kitchen_stations s ON s.id = t.station_id \
-     LEFT JOIN users u ON o.created_by = 'user:' || u.id";
+     LEFT JOIN users u ON o.created_by LIKE 'user:%' AND u.id = substr(o.created_by, 6)";
 
 /// A ticket without its items.
 fn ticket_from_row(r: &Row, now: DateTime<Utc>) -> rusqlite::Result<Ticket> {
@@ -132,16 +132,23 @@ pub fn list_tickets(
 ) -> Result<Vec<Ticket>, ApiError> {
     let only_station = only_station(conn, filter.station_id.as_deref())?;
     let mut stmt = conn.prepare_cached(&format!(
-        "{TICKET_SELECT} WHERE (?1 IS NULL OR t.station_id = ?1) \
-         AND (CASE WHEN ?2 IS NULL THEN (t.status = 'open' OR (t.status = 'cancelled' AND t.acknowledged_at IS NULL)) \
-              ELSE t.status = ?2 END) \
-         AND (?3 IS NULL OR (t.created_at, t.id) > (SELECT created_at, id FROM kitchen_tickets WHERE id = ?3)) \
-         ORDER BY t.created_at, t.id LIMIT ?4"
+        "{TICKET_SELECT} WHERE t.status IN (?2, ?3) AND (?1 IS NULL OR t.station_id = ?1) \
+         AND (?4 OR t.status = 'open' OR t.acknowledged_at IS NULL) \
+         AND (?5 IS NULL OR (t.created_at, t.id) > (SELECT created_at, id FROM kitchen_tickets WHERE id = ?5)) \
+         ORDER BY t.created_at, t.id LIMIT ?6"
     ))?;
+    // The board is open tickets and cancelled ones not yet acknowledged; a
+    // plain status list keeps the status index in use.
+    let (first, second) = match filter.status {
+        Some(status) => (status, status),
+        None => (TicketStatus::Open, TicketStatus::Cancelled),
+    };
     let rows = stmt.query_map(
         params![
             only_station,
-            filter.status.map(TicketStatus::as_str),
+            first.as_str(),
+            second.as_str(),
+            filter.status.is_some(),
             filter.after,
             filter.limit + 1
         ],

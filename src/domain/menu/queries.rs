@@ -228,6 +228,20 @@ pub fn count_at_station(conn: &Connection, station_id: &str) -> Result<(i64, i64
     )?)
 }
 
+/// Archived items and categories keep their station, but only past orders
+/// matter for them and those keep their own copy: let the station go.
+pub fn release_station(tx: &Tx, station_id: &str) -> Result<(), ApiError> {
+    for table in ["menu_items", "menu_categories"] {
+        tx.execute(
+            &format!(
+                "UPDATE {table} SET station_id = NULL WHERE station_id = ?1 AND archived_at IS NOT NULL"
+            ),
+            [station_id],
+        )?;
+    }
+    Ok(())
+}
+
 fn modifiers_json(fields: &ItemFields) -> Result<String, ApiError> {
     serde_json::to_string(&fields.modifiers).map_err(ApiError::internal)
 }

@@ -700,6 +700,27 @@ fn a_webhook_endpoint_gets_kitchen_events_only_when_it_lists_them() {
         ],
         "neither order.updated nor the order's move to ready"
     );
+    // The move to ready happened and nothing is left to send: the three are all.
+    let statuses: Vec<String> = k
+        .app
+        .outbox(&k.app.tenant_id)
+        .iter()
+        .filter(|e| e["event"] == "order.updated")
+        .map(|e| {
+            e["data"]["order"]["status"]
+                .as_str()
+                .unwrap_or_default()
+                .to_string()
+        })
+        .collect();
+    assert!(statuses.iter().any(|s| s == "ready"), "{statuses:?}");
+    let pending = k
+        .app
+        .owner
+        .get("/webhooks/deliveries?status=pending")
+        .expect(200);
+    assert_eq!(pending["data"], json!([]));
+    assert_eq!(receiver.received().len(), 3);
     let bumped = receiver.received()[2].json();
     assert_eq!(bumped["data"]["ticket"]["id"], ticket["id"]);
     assert_eq!(bumped["data"]["ticket"]["status"], "done");

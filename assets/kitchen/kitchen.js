@@ -14,10 +14,6 @@ const STATION_KEY = "brigade.kitchen.station";
 const RETRY_MS = 3000;
 
 
-function byPosition(a, b) {
-  return a.position - b.position || a.name.localeCompare(b.name);
-}
-
 function StationPicker({ current, stations, onStation }) {
   return html`<main class="kds-picker">
     <div class="picker-card">
@@ -48,7 +44,7 @@ function Kitchen({ current }) {
     let timer = null;
     const load = () => api.get("/kitchen/stations").then((answer) => {
       if (!alive) return;
-      setStations(answer.data.filter((s) => s.active).sort(byPosition));
+      setStations(answer.data.filter((s) => s.active));
       setProblem(null);
     }, (failed) => {
       if (!alive || failed.status === 401) return;

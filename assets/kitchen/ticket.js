@@ -2,7 +2,7 @@
 // waited (tap it to bump), each line what to cook (tap it to move it on).
 
 import { html } from "/shared/vendor/preact-htm-3.1.1.module.js";
-import { clock } from "/kitchen/tickets.js";
+import { clock } from "/shared/format.js";
 
 const ORDER_TYPES = { dine_in: "Dine in", takeaway: "Takeaway", delivery: "Delivery" };
 

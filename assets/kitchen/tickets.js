@@ -125,14 +125,6 @@ export class TicketBoard {
   }
 }
 
-/** `m:ss`, or `h:mm:ss` past the hour. */
-export function clock(seconds) {
-  const h = Math.floor(seconds / 3600);
-  const m = Math.floor((seconds % 3600) / 60);
-  const s = String(seconds % 60).padStart(2, "0");
-  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
-}
-
 /** normal, warn or late, by the thresholds of the ticket's station. */
 export function lateness(seconds, station) {
   if (!station) return "normal";

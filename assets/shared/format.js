@@ -46,3 +46,11 @@ export function zonedInstant(date, clock) {
 export function titleCase(text) {
   return String(text || "").replace(/_/g, " ").replace(/^\w/, (c) => c.toUpperCase());
 }
+
+/** `m:ss`, or `h:mm:ss` past the hour. */
+export function clock(seconds) {
+  const h = Math.floor(seconds / 3600);
+  const m = Math.floor((seconds % 3600) / 60);
+  const s = String(seconds % 60).padStart(2, "0");
+  return h ? `${h}:${String(m).padStart(2, "0")}:${s}` : `${m}:${s}`;
+}

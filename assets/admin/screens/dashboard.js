@@ -50,7 +50,9 @@ export function Dashboard({ role, settings }) {
     let timer = null;
     const refresh = () => load(role, settings).then((d) => { setData(d); setProblem(null); }, setProblem);
     refresh();
-    const stop = followEvents(() => {
+    const stop = followEvents((event) => {
+      // Kitchen and test events change nothing the dashboard shows.
+      if (!/^(session|order|reservation)\./.test(event.event || "")) return;
       clearTimeout(timer);
       timer = setTimeout(refresh, 400);
     });

@@ -3,13 +3,9 @@
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { api } from "/shared/api.js";
-import { titleCase } from "/shared/format.js";
+import { clock, titleCase } from "/shared/format.js";
 import { Action, Confirm, Dialog, Empty, Field, Notice, Select } from "/shared/ui.js";
 import { can } from "/admin/roles.js";
-
-function minutes(seconds) {
-  return `${Math.floor(seconds / 60)}:${String(seconds % 60).padStart(2, "0")}`;
-}
 
 function StationForm({ station, onSaved, onClose }) {
   const [form, setForm] = useState(
@@ -94,8 +90,8 @@ export function Kitchen({ role }) {
               <td><strong>${s.name}</strong>${s.is_default ? html` <span class="badge blue">Default</span>` : null}
                 ${s.active ? null : html` <span class="badge grey">Off</span>`}</td>
               <td>${titleCase(s.kind)}</td><td class="num">${s.warn_after_minutes} min</td><td class="num">${s.late_after_minutes} min</td>
-              <td class="num">${times?.tickets ?? 0}</td><td class="num">${times ? minutes(times.average_seconds) : "—"}</td>
-              <td class="num">${times ? minutes(times.p90_seconds) : "—"}</td>
+              <td class="num">${times?.tickets ?? 0}</td><td class="num">${times ? clock(times.average_seconds) : "—"}</td>
+              <td class="num">${times ? clock(times.p90_seconds) : "—"}</td>
               <td class="row-actions">${writable ? html`<button type="button" class="btn small" data-action="edit-station"
                 onClick=${() => setEditing(s)}>Edit</button>
                 ${s.is_default ? null : html`<${Confirm} kind="small ghost" question=${`Delete ${s.name}?`} confirmLabel="Delete"

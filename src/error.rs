@@ -191,12 +191,6 @@ impl From<rusqlite::Error> for ApiError {
                     )
                     .with("field", field);
                 }
-                if message.starts_with("FOREIGN KEY constraint failed") {
-                    return ApiError::conflict(
-                        "in_use",
-                        "other records still point at it; change them first",
-                    );
-                }
             }
         }
         ApiError::internal(format!("database: {err}"))

@@ -32,14 +32,11 @@ pub(super) fn start(open: Weak<Mutex<HashMap<Uuid, OpenTenant>>>) -> ScheduledTh
 /// Checkpoints every open tenant that committed since the last pass.
 fn checkpoint_committed(open: &Weak<Mutex<HashMap<Uuid, OpenTenant>>>) {
     let Some(open) = open.upgrade() else { return };
-    let committed: Vec<Arc<TenantDb>> = match open.lock() {
-        Ok(open) => open
-            .values()
-            .filter(|entry| entry.db.take_committed())
-            .map(|entry| entry.db.clone())
-            .collect(),
-        Err(_) => return,
-    };
+    let committed: Vec<Arc<TenantDb>> = crate::lock(&open)
+        .values()
+        .filter(|entry| entry.db.take_committed())
+        .map(|entry| entry.db.clone())
+        .collect();
     drop(open);
     for db in committed {
         if let Err(err) = db.checkpoint() {

@@ -298,14 +298,24 @@ impl TestApp {
         self.running.take();
     }
 
-    /// Every outbox row of a tenant, oldest first, as parsed envelopes.
-    pub fn outbox(&self, tenant_id: &str) -> Vec<Value> {
+    /// A connection of its own to a tenant's file, beside the server's.
+    pub fn tenant_file_of(&self, tenant_id: &str) -> rusqlite::Connection {
         let path = self
             .dir
             .path()
             .join("tenants")
             .join(format!("{tenant_id}.db"));
-        let conn = rusqlite::Connection::open(path).unwrap();
+        rusqlite::Connection::open(path).unwrap()
+    }
+
+    /// The test tenant's file (see [`TestApp::tenant_file_of`]).
+    pub fn tenant_file(&self) -> rusqlite::Connection {
+        self.tenant_file_of(&self.tenant_id)
+    }
+
+    /// Every outbox row of a tenant, oldest first, as parsed envelopes.
+    pub fn outbox(&self, tenant_id: &str) -> Vec<Value> {
+        let conn = self.tenant_file_of(tenant_id);
         let mut stmt = conn
             .prepare("SELECT body FROM outbox ORDER BY seq")
             .unwrap();

@@ -811,14 +811,7 @@ fn stats_give_ticket_times_per_station_on_a_worked_example() {
         k.act(&cook, &ticket, "bump").expect(200);
     }
     // The grill's tickets took 60, 120, 180 and 600 seconds; the bar's 30.
-    let file = rusqlite::Connection::open(
-        k.app
-            .dir
-            .path()
-            .join("tenants")
-            .join(format!("{}.db", k.app.tenant_id)),
-    )
-    .unwrap();
+    let file = k.app.tenant_file();
     let grill_ids: Vec<String> = {
         let mut stmt = file
             .prepare("SELECT id FROM kitchen_tickets WHERE station_id = ?1 ORDER BY created_at, id")

@@ -679,13 +679,7 @@ fn the_scheduler_thread_catches_up_on_overdue_reservations_when_the_server_start
     let id = uuid::Uuid::now_v7().to_string();
     let started =
         (Utc::now() - Duration::hours(1)).to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
-    let path = app
-        .dir
-        .path()
-        .join("tenants")
-        .join(format!("{}.db", app.tenant_id));
-    rusqlite::Connection::open(path)
-        .unwrap()
+    app.tenant_file()
         .execute(
             "INSERT INTO reservations (id, status, name, phone, party_size, starts_at, ends_at, source, created_at, updated_at) \
              VALUES (?1, 'confirmed', 'Late', '1', 2, ?2, ?2, 'staff', ?2, ?2)",

@@ -359,13 +359,7 @@ fn a_failing_reaction_rolls_back_the_change_that_triggered_it() {
         .expect(201);
     let session_id = session["id"].as_str().unwrap();
     // Make the reaction fail: the file refuses to complete any queue ticket.
-    let path = app
-        .dir
-        .path()
-        .join("tenants")
-        .join(format!("{}.db", app.tenant_id));
-    rusqlite::Connection::open(path)
-        .unwrap()
+    app.tenant_file()
         .execute_batch(
             "CREATE TRIGGER refuse_completion BEFORE UPDATE OF status ON queue_tickets \
              WHEN NEW.status = 'completed' BEGIN SELECT RAISE(ABORT, 'refused'); END;",

@@ -8,15 +8,6 @@ use super::Browser;
 use crate::helpers::TestApp;
 use crate::receiver::dead_url;
 
-fn tenant_file(app: &TestApp) -> rusqlite::Connection {
-    let path = app
-        .dir
-        .path()
-        .join("tenants")
-        .join(format!("{}.db", app.tenant_id));
-    rusqlite::Connection::open(path).unwrap()
-}
-
 #[test]
 fn a_manager_builds_the_menu_and_86s_an_item() {
     let app = TestApp::spawn();
@@ -202,7 +193,8 @@ fn a_failed_delivery_shows_on_the_dashboard_and_is_retried() {
     let item = app.menu_item(5.0, 0.0);
     app.order(&item, 1);
     // A delivery that gave up after its 24 hours of retries.
-    let event_id: String = tenant_file(&app)
+    let event_id: String = app
+        .tenant_file()
         .query_row(
             "UPDATE webhook_deliveries SET status = 'failed', last_error = 'connection refused' \
              WHERE seq = (SELECT MIN(seq) FROM webhook_deliveries) RETURNING event_id",

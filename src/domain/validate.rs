@@ -45,6 +45,20 @@ impl Checks {
         Some(value.to_string())
     }
 
+    /// An optional email address, as `optional_text`: a name, `@` and a domain,
+    /// without spaces.
+    pub fn optional_email(&mut self, field: &str, value: Option<&str>) -> Option<String> {
+        let email = self.optional_text(field, value, 254)?;
+        let well_formed = email
+            .split_once('@')
+            .is_some_and(|(name, domain)| !name.is_empty() && !domain.is_empty())
+            && !email.contains(char::is_whitespace);
+        if !well_formed {
+            self.fail(field, "must be an email address");
+        }
+        Some(email)
+    }
+
     /// A money amount in minor units of a currency with `exponent` decimals.
     pub fn money(&mut self, field: &str, value: f64, exponent: u32) -> i64 {
         crate::money::to_minor(value, exponent).unwrap_or_else(|message| {

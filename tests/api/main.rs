@@ -20,6 +20,7 @@ mod process;
 mod public;
 mod queue;
 mod reservations;
+mod schema_agreement;
 mod sessions;
 mod settings;
 mod sweep;

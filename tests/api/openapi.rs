@@ -264,6 +264,86 @@ fn request_schemas_state_the_server_limits() {
         .expect_problem(422, "validation_failed");
 }
 
+/// Every list filter the document gives values for takes each of them and
+/// refuses anything else with 422, and `limit` holds to its stated bounds.
+#[test]
+fn query_parameters_state_what_the_server_takes() {
+    let app = TestApp::spawn();
+    let doc = app.owner.get("/openapi.json").expect(200);
+    let mut checked = BTreeSet::new();
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        let Some(list) = item.get("get") else {
+            continue;
+        };
+        if path.contains('{') {
+            continue;
+        }
+        let path = path.strip_prefix("/api/v1").unwrap();
+        for parameter in list["parameters"].as_array().into_iter().flatten() {
+            let name = parameter["name"].as_str().unwrap();
+            let schema = &parameter["schema"];
+            let refused = |query: String| {
+                app.owner
+                    .get(&format!("{path}?{query}"))
+                    .expect_problem(422, "validation_failed");
+            };
+            if let Some(reference) = schema["$ref"].as_str() {
+                let enumerated = reference.rsplit('/').next().unwrap();
+                let values = doc["components"]["schemas"][enumerated]["enum"]
+                    .as_array()
+                    .unwrap_or_else(|| panic!("{path} ?{name}= names {enumerated}, not an enum"));
+                for value in values {
+                    app.owner
+                        .get(&format!("{path}?{name}={}", value.as_str().unwrap()))
+                        .expect(200);
+                }
+                refused(format!("{name}=surely_not_a_value"));
+                checked.insert(format!("{path}?{name}"));
+            }
+            if name == "limit" {
+                let max = schema["maximum"].as_u64().unwrap();
+                assert_eq!(schema["minimum"], 1);
+                app.owner.get(&format!("{path}?limit={max}")).expect(200);
+                app.owner.get(&format!("{path}?limit=1")).expect(200);
+                refused(format!("limit={}", max + 1));
+                refused("limit=0".into());
+                checked.insert(format!("{path}?limit"));
+            }
+            if schema["format"] == "date-time" {
+                app.owner
+                    .get(&format!("{path}?{name}=2026-01-02T03:04:05Z"))
+                    .expect(200);
+                refused(format!("{name}=yesterday"));
+                checked.insert(format!("{path}?{name}"));
+            }
+        }
+    }
+    for expected in [
+        "/orders?status",
+        "/orders?order_type",
+        "/orders?from",
+        "/kitchen/tickets?status",
+        "/queue?status",
+        "/reservations?status",
+        "/sessions?status",
+        "/webhooks/deliveries?status",
+        "/menu/items?limit",
+    ] {
+        assert!(
+            checked.contains(expected),
+            "{expected} was not checked: {checked:?}"
+        );
+    }
+    // Availability needs both its parameters, and says so.
+    let availability = &doc["paths"]["/api/v1/reservations/availability"]["get"]["parameters"];
+    for parameter in availability.as_array().unwrap() {
+        assert_eq!(parameter["required"], true, "{parameter}");
+    }
+    app.owner
+        .get("/reservations/availability?party_size=2")
+        .expect_problem(422, "validation_failed");
+}
+
 /// The `openapi-python-client` generator (PyPI), found through
 /// `BRIGADE_OPENAPI_CLIENT_GENERATOR` or on the path. `.ci/run` installs it.
 fn client_generator() -> Option<std::path::PathBuf> {

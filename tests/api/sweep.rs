@@ -18,7 +18,7 @@ struct Operation {
     body: Option<Value>,
 }
 
-fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
+pub fn resolve<'a>(doc: &'a Value, schema: &'a Value) -> &'a Value {
     match schema.get("$ref").and_then(Value::as_str) {
         Some(reference) => {
             let name = reference.rsplit('/').next().unwrap();

@@ -7,6 +7,9 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use serde_json::{json, Map, Value};
 
+use crate::api::pagination::{DEFAULT_LIMIT, MAX_LIMIT};
+use crate::domain::dining::sessions::MAX_PARTY_SIZE;
+
 /// The last path segment of a `POST` that acts on a resource instead of
 /// creating one under it: `POST /orders/{id}/fire` is `orders_fire`.
 const ACTIONS: &[&str] = &[
@@ -88,6 +91,7 @@ const TAGS: &[(&str, &str)] = &[
 
 pub fn refine(doc: &mut Value) {
     let page_schemas = page_schemas(doc);
+    let schemas = doc["components"]["schemas"].clone();
     if let Some(paths) = doc["paths"].as_object_mut() {
         let gets: BTreeSet<String> = paths
             .iter()
@@ -103,6 +107,7 @@ pub fn refine(doc: &mut Value) {
                 operation["operationId"] = json!(id);
                 complete_responses(operation);
                 format_parameters(operation);
+                describe_query(operation, &schemas);
             }
         }
     }
@@ -374,6 +379,76 @@ fn format_parameters(operation: &mut Value) {
     }
 }
 
+/// Query parameters arrive as text; the document says what the text must be.
+/// A list's filters take the values of the listed field of the same name
+/// (`?status=` of `/orders` an `OrderStatus`).
+fn describe_query(operation: &mut Value, schemas: &Value) {
+    let listed = listed_schema(operation, schemas).cloned();
+    let is_availability = operation["operationId"]
+        .as_str()
+        .is_some_and(|id| id.contains("availability"));
+    let Some(parameters) = operation
+        .get_mut("parameters")
+        .and_then(Value::as_array_mut)
+    else {
+        return;
+    };
+    for parameter in parameters.iter_mut().filter(|p| p["in"] == "query") {
+        let name = parameter["name"].as_str().unwrap_or_default().to_string();
+        if is_availability && (name == "date" || name == "party_size") {
+            parameter["required"] = json!(true);
+        }
+        let (schema, description) = match name.as_str() {
+            "limit" => (
+                json!({"type": "integer", "minimum": 1, "maximum": MAX_LIMIT, "default": DEFAULT_LIMIT}),
+                "Items a page holds.",
+            ),
+            "cursor" => (
+                json!({"type": "string"}),
+                "The `next_cursor` of the previous page; absent for the first.",
+            ),
+            "from" => (
+                json!({"type": "string", "format": "date-time"}),
+                "From this time on (RFC 3339).",
+            ),
+            "to" => (
+                json!({"type": "string", "format": "date-time"}),
+                "Before this time (RFC 3339).",
+            ),
+            "party_size" => (
+                json!({"type": "integer", "minimum": 1, "maximum": MAX_PARTY_SIZE}),
+                "Guests in the party.",
+            ),
+            "available" => (
+                json!({"type": "boolean"}),
+                "Only items on sale, or only those off it.",
+            ),
+            _ => match listed.as_ref().map(|item| &item["properties"][&name]) {
+                Some(field) if field.get("$ref").is_some() => {
+                    (field.clone(), "Only those with this value.")
+                }
+                _ => continue,
+            },
+        };
+        parameter["schema"] = schema;
+        if parameter.get("description").is_none() {
+            parameter["description"] = json!(description);
+        }
+    }
+}
+
+/// The schema of the items a list operation answers with, if it is a list.
+fn listed_schema<'a>(operation: &Value, schemas: &'a Value) -> Option<&'a Value> {
+    let page = operation["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
+        .as_str()?
+        .strip_prefix("#/components/schemas/")?;
+    let item = &schemas[page]["properties"]["data"]["items"];
+    match item["$ref"].as_str() {
+        Some(reference) => schemas.get(reference.strip_prefix("#/components/schemas/")?),
+        None => Some(item),
+    }
+}
+
 fn format_properties(schema: &mut Value) {
     let Some(properties) = schema.get_mut("properties").and_then(Value::as_object_mut) else {
         return;
@@ -382,6 +457,14 @@ fn format_properties(schema: &mut Value) {
         if let Some(format) = format_of(name) {
             if is_string(property) && property.get("format").is_none() {
                 property["format"] = json!(format);
+            }
+        }
+        // Lists of ids, modifier names and events refuse an entry given twice.
+        let listed_once = name.ends_with("_ids") || name == "modifiers" || name == "events";
+        if listed_once && is_string(&property["items"]) {
+            property["uniqueItems"] = json!(true);
+            if name.ends_with("_ids") {
+                property["items"]["format"] = json!("uuid");
             }
         }
     }

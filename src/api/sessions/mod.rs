@@ -43,7 +43,7 @@ async fn list_sessions(
 /// Seat a party at free tables, optionally from a queue ticket or a reservation.
 #[utoipa::path(tag = "Sessions", request_body = NewSession,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied. Codes: `table_occupied`"),
+    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied, or the queue ticket or reservation cannot be seated in its state. Codes: `table_occupied`, `illegal_transition` (names `current_status`)"),
     (status = 422, body = Problem)))]
 #[post("/sessions", data = "<body>")]
 async fn create_session(

@@ -24,17 +24,23 @@ pub struct Category {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewCategory {
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub name: String,
+    /// Where it sorts among the others (default 0).
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
+    /// A kitchen station of this business.
     pub station_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CategoryPatch {
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
-    /// `null` clears the station.
+    /// A kitchen station of this business; `null` clears the station.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub station_id: Option<Option<String>>,
@@ -91,8 +97,11 @@ pub struct StoredModifier {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Modifier {
+    /// Unique within the item, ignoring case.
+    #[schema(min_length = 1, max_length = 60, pattern = r"\S")]
     pub name: String,
-    /// Added to the item's price when chosen.
+    /// Added to the item's price when chosen: money, as the item's price.
+    #[schema(minimum = 0, maximum = 10000000)]
     pub price: f64,
 }
 
@@ -119,29 +128,49 @@ pub struct MenuItem {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewMenuItem {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: String,
+    #[schema(max_length = 1000)]
     pub description: Option<String>,
+    /// A category of this menu.
     pub category_id: String,
+    /// Money: a decimal number in the business's currency with at most its
+    /// minor-unit digits (2 for USD).
+    #[schema(minimum = 0, maximum = 10000000)]
     pub price: f64,
+    /// A percentage with at most three decimals.
+    #[schema(minimum = 0, maximum = 100)]
     pub tax_rate: Option<f64>,
     pub available: Option<bool>,
+    /// A kitchen station of this business.
     pub station_id: Option<String>,
+    #[schema(max_items = 40)]
     pub modifiers: Option<Vec<Modifier>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct MenuItemPatch {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(max_length = 1000)]
     pub description: Option<String>,
+    /// A category of this menu.
     pub category_id: Option<String>,
+    /// Money: a decimal number in the business's currency with at most its
+    /// minor-unit digits (2 for USD).
+    #[schema(minimum = 0, maximum = 10000000)]
     pub price: Option<f64>,
+    /// A percentage with at most three decimals.
+    #[schema(minimum = 0, maximum = 100)]
     pub tax_rate: Option<f64>,
     pub available: Option<bool>,
-    /// `null` clears the station.
+    /// A kitchen station of this business; `null` clears the station.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub station_id: Option<Option<String>>,
+    /// Replaces the item's modifiers.
+    #[schema(max_items = 40)]
     pub modifiers: Option<Vec<Modifier>>,
 }
 

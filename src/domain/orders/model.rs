@@ -165,9 +165,9 @@ pub struct NewOrder {
 pub struct OrderPatch {
     /// `null` clears the notes.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 1000)]
     pub notes: Option<Option<String>>,
-    /// `null` takes the order off its table.
+    /// Only for dine-in orders; `null` takes the order off its table.
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>)]
     pub table_id: Option<Option<String>>,
@@ -203,6 +203,7 @@ pub struct StatusChange {
 #[serde(deny_unknown_fields)]
 #[schema(as = OrderCancellation)]
 pub struct Cancellation {
+    #[schema(max_length = 500)]
     pub reason: Option<String>,
 }
 

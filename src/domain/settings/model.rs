@@ -51,11 +51,17 @@ pub struct Settings {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SettingsPatch {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub business_name: Option<String>,
+    /// An IANA time zone name such as `Europe/Paris`.
+    #[schema(min_length = 1, max_length = 64)]
     pub timezone: Option<String>,
+    #[schema(minimum = 0, maximum = 23)]
     pub business_day_start_hour: Option<i64>,
+    #[schema(minimum = 0, maximum = 240)]
     pub reservation_grace_minutes: Option<i64>,
     pub auto_confirm_reservations: Option<bool>,
+    #[schema(minimum = 0, maximum = 720)]
     pub table_hold_minutes: Option<i64>,
     pub kitchen_auto_ready: Option<bool>,
 }

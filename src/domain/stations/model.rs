@@ -49,21 +49,35 @@ pub struct Station {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewStation {
+    #[schema(min_length = 1, max_length = 60, pattern = r"\S")]
     pub name: String,
     pub kind: Option<StationKind>,
+    /// A ticket waiting this long shows as a warning (default 8).
+    #[schema(minimum = 1, maximum = 240)]
     pub warn_after_minutes: Option<i64>,
+    /// A ticket waiting this long shows as late; more than
+    /// `warn_after_minutes` (default 15).
+    #[schema(minimum = 1, maximum = 480)]
     pub late_after_minutes: Option<i64>,
     pub active: Option<bool>,
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StationPatch {
+    #[schema(min_length = 1, max_length = 60, pattern = r"\S")]
     pub name: Option<String>,
     pub kind: Option<StationKind>,
+    /// A ticket waiting this long shows as a warning (default 8).
+    #[schema(minimum = 1, maximum = 240)]
     pub warn_after_minutes: Option<i64>,
+    /// A ticket waiting this long shows as late; more than
+    /// `warn_after_minutes` (default 15).
+    #[schema(minimum = 1, maximum = 480)]
     pub late_after_minutes: Option<i64>,
     pub active: Option<bool>,
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
 }

@@ -43,14 +43,19 @@ pub struct Floor {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewFloor {
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub name: String,
+    /// Where the floor sorts among the others (default 0).
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct FloorPatch {
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(minimum = 0, maximum = 10000)]
     pub position: Option<i64>,
 }
 
@@ -81,10 +86,18 @@ pub struct NewTable {
     #[schema(minimum = 1, maximum = 100)]
     pub seats: i64,
     pub shape: Option<Shape>,
+    /// Position on the floor plan, in plan units.
+    #[schema(minimum = -100000, maximum = 100000)]
     pub x: Option<f64>,
+    #[schema(minimum = -100000, maximum = 100000)]
     pub y: Option<f64>,
+    /// Size on the floor plan, more than zero (default 1).
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub width: Option<f64>,
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub height: Option<f64>,
+    /// Degrees clockwise, at least 0 and below 360.
+    #[schema(minimum = 0, exclusive_maximum = 360)]
     pub rotation: Option<f64>,
     pub active: Option<bool>,
 }
@@ -93,13 +106,23 @@ pub struct NewTable {
 #[serde(deny_unknown_fields)]
 pub struct TablePatch {
     pub floor_id: Option<String>,
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(minimum = 1, maximum = 100)]
     pub seats: Option<i64>,
     pub shape: Option<Shape>,
+    /// Position on the floor plan, in plan units.
+    #[schema(minimum = -100000, maximum = 100000)]
     pub x: Option<f64>,
+    #[schema(minimum = -100000, maximum = 100000)]
     pub y: Option<f64>,
+    /// Size on the floor plan, more than zero (default 1).
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub width: Option<f64>,
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub height: Option<f64>,
+    /// Degrees clockwise, at least 0 and below 360.
+    #[schema(minimum = 0, exclusive_maximum = 360)]
     pub rotation: Option<f64>,
     pub active: Option<bool>,
 }
@@ -107,11 +130,17 @@ pub struct TablePatch {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TablePlacement {
+    /// A table of this floor.
     pub id: String,
+    #[schema(minimum = -100000, maximum = 100000)]
     pub x: f64,
+    #[schema(minimum = -100000, maximum = 100000)]
     pub y: f64,
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub width: Option<f64>,
+    #[schema(exclusive_minimum = 0, maximum = 100000)]
     pub height: Option<f64>,
+    #[schema(minimum = 0, exclusive_maximum = 360)]
     pub rotation: Option<f64>,
 }
 

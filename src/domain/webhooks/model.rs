@@ -29,10 +29,12 @@ pub struct WebhookEndpoint {
 #[serde(deny_unknown_fields)]
 pub struct EndpointInput {
     /// Where events are POSTed: an http or https URL with a host.
+    #[schema(min_length = 1, max_length = 2000)]
     pub url: String,
     pub enabled: bool,
     /// The events to send; absent keeps the current list (at first, the contract's
     /// twelve). Names from the contract's catalogue and `kitchen.ticket.*`.
+    #[schema(min_items = 1)]
     pub events: Option<Vec<String>>,
 }
 

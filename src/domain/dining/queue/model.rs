@@ -71,6 +71,8 @@ pub struct NewTicket {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SeatTicket {
+    /// Tables in service, each listed once.
+    #[schema(min_items = 1, max_items = 20)]
     pub table_ids: Vec<String>,
 }
 

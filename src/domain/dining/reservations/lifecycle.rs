@@ -125,10 +125,7 @@ pub fn create_reservation(
     let mut checks = Checks::new();
     let name = checks.text("name", &new.name, 120);
     let phone = checks.text("phone", &new.phone, 40);
-    let email = checks.optional_text("email", new.email.as_deref(), 254);
-    if email.as_deref().is_some_and(|e| !e.contains('@')) {
-        checks.fail("email", "must be an email address");
-    }
+    let email = checks.optional_email("email", new.email.as_deref());
     let notes = checks.optional_text("notes", new.notes.as_deref(), 1000);
     checks.finish()?;
     let (starts_at, ends_at) = check_slot(
@@ -199,7 +196,7 @@ pub fn update_reservation(
         .map(|p| checks.text("phone", p, 40))
         .unwrap_or(current.phone);
     let email = match &patch.email {
-        Some(e) => checks.optional_text("email", e.as_deref(), 254),
+        Some(e) => checks.optional_email("email", e.as_deref()),
         None => current.email,
     };
     let notes = match &patch.notes {

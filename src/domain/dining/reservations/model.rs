@@ -100,7 +100,9 @@ pub struct NewReservation {
     pub starts_at: String,
     #[schema(max_length = 1000)]
     pub notes: Option<String>,
-    /// Tables to hold for the party (staff bookings only).
+    /// Tables to hold for the party (staff bookings only): in service, each
+    /// listed once.
+    #[schema(max_items = 20)]
     pub table_ids: Option<Vec<String>>,
     /// Book outside the time-slot rules: a closed day, a time between slots, a
     /// larger party or a full slot (staff bookings only). The time must still be
@@ -113,11 +115,18 @@ pub struct NewReservation {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct CustomerBooking {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: String,
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub phone: String,
+    #[schema(max_length = 254)]
     pub email: Option<String>,
+    /// Within the day's largest party.
+    #[schema(minimum = 1, maximum = 100)]
     pub party_size: i64,
+    /// In the future, on a slot of the time-slot rules with room left.
     pub starts_at: String,
+    #[schema(max_length = 1000)]
     pub notes: Option<String>,
 }
 
@@ -139,16 +148,22 @@ impl From<CustomerBooking> for NewReservation {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct ReservationPatch {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub phone: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 254)]
     pub email: Option<Option<String>>,
+    #[schema(minimum = 1, maximum = 100)]
     pub party_size: Option<i64>,
+    /// In the future; within the time-slot rules unless `outside_rules`.
     pub starts_at: Option<String>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 1000)]
     pub notes: Option<Option<String>>,
+    /// Tables to hold instead, as for a new booking; `[]` holds none.
+    #[schema(max_items = 20)]
     pub table_ids: Option<Vec<String>>,
     /// A new time or party size may fall outside the time-slot rules, as for a new
     /// booking.
@@ -161,6 +176,7 @@ pub struct ReservationPatch {
 #[schema(as = ReservationCancellation)]
 pub struct Cancellation {
     pub by: Party,
+    #[schema(max_length = 500)]
     pub reason: Option<String>,
 }
 
@@ -177,7 +193,9 @@ pub enum CheckInMode {
 #[serde(deny_unknown_fields)]
 pub struct CheckIn {
     pub mode: CheckInMode,
-    /// For `seat`: where to sit; defaults to the tables held for the reservation.
+    /// Only for `seat`: where to sit, tables in service each listed once;
+    /// defaults to the tables held for the reservation.
+    #[schema(min_items = 1, max_items = 20)]
     pub table_ids: Option<Vec<String>>,
 }
 
@@ -276,21 +294,31 @@ impl Weekday {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Window {
+    #[schema(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub start: String,
+    /// After `start`.
+    #[schema(pattern = r"^([01][0-9]|2[0-3]):[0-5][0-9]$")]
     pub end: String,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct DayRules {
+    /// Each weekday at most once in the rules.
     pub weekday: Weekday,
+    /// Opening windows, each ending after it starts.
+    #[schema(min_items = 1, max_items = 24)]
     pub windows: Vec<Window>,
     /// Minutes between slot starts.
+    #[schema(minimum = 5, maximum = 240)]
     pub slot_minutes: i64,
     /// Guests that may be booked to start in one slot.
+    #[schema(minimum = 1, maximum = 10000)]
     pub max_covers_per_slot: i64,
+    #[schema(minimum = 1, maximum = 100)]
     pub max_party_size: i64,
     /// How long a table is expected to be taken by a booking.
+    #[schema(minimum = 15, maximum = 720)]
     pub stay_minutes: i64,
 }
 
@@ -298,6 +326,7 @@ pub struct DayRules {
 #[derive(Debug, Clone, Serialize, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct TimeSlotRules {
+    #[schema(max_items = 7)]
     pub days: Vec<DayRules>,
 }
 

@@ -47,6 +47,8 @@ fn rules_for(conn: &Connection, weekday: Weekday) -> Result<Option<DayRules>, Ap
         .optional()?)
 }
 
+const MAX_WINDOWS_PER_DAY: usize = 24;
+
 /// Replaces the weekly rules.
 pub fn put_rules(tx: &Transaction, rules: &TimeSlotRules) -> Result<TimeSlotRules, ApiError> {
     let mut checks = Checks::new();
@@ -57,6 +59,11 @@ pub fn put_rules(tx: &Transaction, rules: &TimeSlotRules) -> Result<TimeSlotRule
         }
         if day.windows.is_empty() {
             checks.fail(field("windows"), "must list at least one opening window");
+        } else if day.windows.len() > MAX_WINDOWS_PER_DAY {
+            checks.fail(
+                field("windows"),
+                format!("at most {MAX_WINDOWS_PER_DAY} opening windows a day"),
+            );
         }
         for (j, window) in day.windows.iter().enumerate() {
             match (parse_clock(&window.start), parse_clock(&window.end)) {

@@ -34,15 +34,22 @@ pub const MAX_PARTY_SIZE: i64 = 100;
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewSession {
+    /// Tables in service, each listed once.
+    #[schema(min_items = 1, max_items = 20)]
     pub table_ids: Vec<String>,
+    #[schema(minimum = 1, maximum = 100)]
     pub party_size: i64,
+    /// The waiting party being seated, if it came from the queue.
     pub queue_ticket_id: Option<String>,
+    /// The booking being seated, if the party reserved.
     pub reservation_id: Option<String>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct Move {
+    /// Tables in service, each listed once.
+    #[schema(min_items = 1, max_items = 20)]
     pub table_ids: Vec<String>,
 }
 

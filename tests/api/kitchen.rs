@@ -989,3 +989,134 @@ fn stations_named_in_free_text_become_station_ids_on_upgrade() {
         .unwrap();
     assert_eq!(text_columns, 0);
 }
+
+#[test]
+fn a_closed_order_fires_nothing_and_a_closed_ticket_moves_no_item() {
+    let k = kitchen();
+    let (_, tables) = k.app.floor_with_tables(&[4]);
+    let held = |status: &str| {
+        let order = k
+            .app
+            .owner
+            .post(
+                "/orders",
+                json!({"order_type": "dine_in", "table_id": tables[0], "hold_courses": true, "items": [
+                    {"menu_item_id": k.burger, "quantity": 1, "course": 2}
+                ]}),
+            )
+            .expect(201);
+        let id = order["id"].as_str().unwrap().to_string();
+        k.fire(&order);
+        if status == "completed" {
+            k.app
+                .owner
+                .post(
+                    &format!("/orders/{id}/payments"),
+                    json!({"method": "cash", "amount": 10}),
+                )
+                .expect(201);
+        }
+        k.app
+            .owner
+            .post(&format!("/orders/{id}/status"), json!({"status": status}))
+            .expect(200);
+        id
+    };
+    for status in ["cancelled", "completed"] {
+        let id = held(status);
+        let refused = k
+            .app
+            .owner
+            .post(&format!("/orders/{id}/fire"), json!({"course": 2}))
+            .expect_problem(409, "order_closed");
+        assert_eq!(refused["current_status"], status);
+        let order = k.app.owner.get(&format!("/orders/{id}")).expect(200);
+        assert_eq!(order["fired_course"], 1, "{status}: nothing was fired");
+    }
+    assert!(
+        k.board(&format!("?station_id={}", k.grill)).is_empty(),
+        "no held course reached the grill"
+    );
+
+    // A bumped ticket and a cancelled order's ticket keep their items as they are.
+    let cook = k.app.user(Role::Kitchen);
+    let item_move = |ticket: &Value, verb: &str| {
+        cook.post(
+            &format!(
+                "/kitchen/tickets/{}/items/{}/{verb}",
+                ticket["id"].as_str().unwrap(),
+                ticket["items"][0]["line_id"].as_str().unwrap()
+            ),
+            json!({}),
+        )
+    };
+    let done = k.order(json!([{"menu_item_id": k.beer, "quantity": 1}]));
+    k.fire(&done);
+    let ticket = k.board(&format!("?station_id={}", k.bar))[0].clone();
+    k.act(&cook, &ticket, "bump").expect(200);
+    let cancelled = k.order(json!([{"menu_item_id": k.burger, "quantity": 1}]));
+    k.fire(&cancelled);
+    let voided = k.board(&format!("?station_id={}", k.grill))[0].clone();
+    k.app
+        .owner
+        .post(
+            &format!("/orders/{}/cancel", cancelled["id"].as_str().unwrap()),
+            json!({}),
+        )
+        .expect(200);
+    for (ticket, state) in [(&ticket, "done"), (&voided, "cancelled")] {
+        let read = || {
+            k.app
+                .owner
+                .get(&format!(
+                    "/kitchen/tickets/{}",
+                    ticket["id"].as_str().unwrap()
+                ))
+                .expect(200)
+        };
+        let before = read();
+        assert_eq!(before["status"], state);
+        for verb in ["start", "ready"] {
+            let refused = item_move(ticket, verb).expect_problem(409, "illegal_transition");
+            assert_eq!(
+                refused["current_status"], state,
+                "{verb} on a {state} ticket"
+            );
+        }
+        assert_eq!(read(), before, "a refused move changes nothing");
+    }
+}
+
+#[test]
+fn tickets_and_their_progress_survive_a_restart() {
+    let mut k = kitchen();
+    let order = k.order(json!([
+        {"menu_item_id": k.burger, "quantity": 2},
+        {"menu_item_id": k.beer, "quantity": 1}
+    ]));
+    k.fire(&order);
+    let grill = k.board(&format!("?station_id={}", k.grill))[0].clone();
+    let owner = k.app.owner.clone();
+    k.act(&owner, &grill, "start").expect(200);
+    k.app.restart();
+    let board = k.board("");
+    assert_eq!(board.len(), 2, "both tickets are back: {board:?}");
+    let after = board.iter().find(|t| t["id"] == grill["id"]).unwrap();
+    assert_eq!(after["status"], "open");
+    assert_eq!(
+        after["items"][0]["state"], "cooking",
+        "started before the restart"
+    );
+    assert_eq!(after["items"][0]["quantity"], 2);
+    // The kitchen carries on where it was.
+    let owner = k.app.owner.clone();
+    for ticket in &board {
+        k.act(&owner, ticket, "bump").expect(200);
+    }
+    let order = k
+        .app
+        .owner
+        .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["status"], "ready");
+}

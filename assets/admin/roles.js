@@ -19,6 +19,7 @@ const RULES = {
   reservationsWrite: [...MANAGERS, "host"],
   sessionsWrite: [...MANAGERS, "host", "server"],
   ordersCancel: [...MANAGERS, "cashier"],
+  refunds: MANAGERS,
   kitchenScreen: MANAGERS,
   kitchenStations: MANAGERS,
 };

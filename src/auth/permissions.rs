@@ -97,6 +97,8 @@ permissions! {
     OrdersAdvance => "orders.advance",
     OrdersCancel => "orders.cancel",
     PaymentsTake => "payments.take",
+    /// Give money back: refunds, and cancelling an order with its payments.
+    PaymentsRefund => "payments.refund",
     /// See the floor plan, seatmap, queue, sessions and reservations.
     DiningRead => "dining.read",
     /// Edit floors, tables and their layout.
@@ -133,7 +135,9 @@ pub fn allows(role: Role, permission: Permission) -> bool {
     use Role::*;
     match permission {
         ProfileRead | MenuRead | OrdersRead | EventsStream => true,
-        MenuWrite | WebhooksManage | NotificationsRead => matches!(role, Owner | Manager),
+        MenuWrite | WebhooksManage | NotificationsRead | PaymentsRefund => {
+            matches!(role, Owner | Manager)
+        }
         OrdersWrite | PaymentsTake => matches!(role, Owner | Manager | Cashier | Server),
         OrdersAdvance => matches!(role, Owner | Manager | Cashier | Server | Kitchen),
         OrdersCancel => matches!(role, Owner | Manager | Cashier),

@@ -19,6 +19,7 @@ mod persistence;
 mod process;
 mod public;
 mod queue;
+mod refunds;
 mod reservations;
 mod schema_agreement;
 mod sessions;

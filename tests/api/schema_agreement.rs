@@ -247,6 +247,29 @@ const ORDERS: &[Operation] = &[
             values: BTreeMap::new(),
         },
     },
+    Operation {
+        id: "orders_refunds_create",
+        pools: &[("line_id", 1)],
+        target: |w| {
+            let order = w.order(json!({"order_type": "takeaway"}));
+            let id = id_of(&order);
+            w.post(
+                &format!("/orders/{id}/payments"),
+                json!({"method": "card", "amount": order["total_amount"]}),
+            );
+            w.app
+                .owner
+                .post(
+                    &format!("/orders/{id}/status"),
+                    json!({"status": "completed"}),
+                )
+                .expect(200);
+            Target {
+                path: format!("/orders/{id}/refunds"),
+                values: BTreeMap::from([("line_id", vec![order["items"][0]["id"].clone()])]),
+            }
+        },
+    },
 ];
 
 const TABLES: &[Operation] = &[

@@ -1,5 +1,6 @@
 // Orders: the list with the API's filters, newest first, a page at a time; an
-// order's lines, payments, timeline and the events it sent; cancelling with a reason.
+// order's lines, payments, timeline and the events it sent; cancelling with a
+// reason (refunding what was paid), and refunding a completed order.
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { api } from "/shared/api.js";
@@ -54,12 +55,14 @@ function OrderList() {
     </section>`;
 }
 
-function Cancel({ order, onDone, onClose }) {
+function Cancel({ order, role, onDone, onClose }) {
   const [reason, setReason] = useState("");
   const [problem, setProblem] = useState(null);
+  const paid = order.paid_amount - order.refunded_amount;
+  const mayRefund = can(role, "refunds");
   async function cancel() {
     try {
-      await api.post(`/orders/${order.id}/cancel`, { reason: reason.trim() || undefined });
+      await api.post(`/orders/${order.id}/cancel`, { reason: reason.trim() || undefined, refund_payments: paid > 0 || undefined });
       onDone();
     } catch (failed) {
       setProblem(failed);
@@ -67,10 +70,55 @@ function Cancel({ order, onDone, onClose }) {
   }
   return html`<${Dialog} title=${`Cancel order ${order.order_number}`} onClose=${onClose}>
     <${Notice} problem=${problem?.errors.length ? null : problem} />
+    ${paid > 0 ? html`<p class=${mayRefund ? "" : "notice error"} data-panel="cancel-refund">${mayRefund
+      ? `${money(paid)} was paid: each payment and its tip will be refunded by its own method.`
+      : `${money(paid)} was paid: only an owner or a manager can cancel it and refund the payments.`}</p>` : null}
     <${Field} label="Reason" name="reason" value=${reason} error=${problem?.field("reason")} hint="Kept with the order."
       onInput=${(e) => setReason(e.target.value)} />
-    <div class="actions"><${Action} kind="danger" action=${cancel} data-action="confirm-cancel">Cancel the order<//>
+    <div class="actions"><${Action} kind="danger" action=${cancel} data-action="confirm-cancel" disabled=${paid > 0 && !mayRefund}>
+        ${paid > 0 ? "Cancel and refund" : "Cancel the order"}<//>
       <button type="button" class="btn" onClick=${onClose}>Keep it</button></div>
+  <//>`;
+}
+
+/** Gives back units of the order's lines, or an amount, with a reason. */
+function Refund({ order, onDone, onClose }) {
+  const [units, setUnits] = useState({});
+  const [amount, setAmount] = useState("");
+  const [reason, setReason] = useState("");
+  const [method, setMethod] = useState("card");
+  const [problem, setProblem] = useState(null);
+  const left = (line) => line.quantity - line.refunded_quantity;
+  const lines = Object.entries(units).filter(([, n]) => Number(n) > 0)
+    .map(([line_id, n]) => ({ line_id, quantity: Number(n) }));
+  async function refund() {
+    const body = { reason, method, ...(amount.trim() ? { amount: Number(amount) } : lines.length ? { lines } : {}) };
+    try {
+      await api.post(`/orders/${order.id}/refunds`, body);
+      onDone();
+    } catch (failed) {
+      setProblem(failed);
+    }
+  }
+  return html`<${Dialog} title=${`Refund order ${order.order_number}`} onClose=${onClose}>
+    <${Notice} problem=${problem?.errors.length ? null : problem} />
+    <p class="muted">${money(order.paid_amount - order.refunded_amount)} can still be refunded. Choose units, or an amount;
+      with neither, all of it is given back.</p>
+    <table class="list"><tbody>${order.items.map((line) => html`<tr data-line=${line.name}>
+      <td>${line.name}</td><td class="muted">${left(line)} of ${line.quantity} left</td>
+      <td class="num"><input type="number" min="0" max=${left(line)} name=${`units-${line.id}`} aria-label=${`Units of ${line.name} to refund`}
+        value=${units[line.id] ?? ""} placeholder="0" disabled=${left(line) === 0 || amount.trim() !== ""} class="units"
+        onInput=${(e) => setUnits({ ...units, [line.id]: e.target.value })} /></td></tr>`)}</tbody></table>
+    <${Field} label="Or an amount" name="amount" inputmode="decimal" value=${amount} error=${problem?.field("amount")}
+      disabled=${lines.length > 0} onInput=${(e) => setAmount(e.target.value)} />
+    <${Field} label="Reason" name="reason" value=${reason} error=${problem?.field("reason")} hint="Kept with the refund."
+      onInput=${(e) => setReason(e.target.value)} />
+    <${Select} label="Given back by" name="method" value=${method} onChange=${(e) => setMethod(e.target.value)}
+      options=${[["card", "Card"], ["cash", "Cash"], ["other", "Other"]]} />
+    ${problem?.errors.find((e) => e.field.startsWith("lines")) ? html`<p class="field-error" role="alert">
+      ${problem.errors.filter((e) => e.field.startsWith("lines")).map((e) => e.message).join("; ")}</p>` : null}
+    <div class="actions"><${Action} kind="danger" action=${refund} data-action="confirm-refund">Refund<//>
+      <button type="button" class="btn" onClick=${onClose}>Close</button></div>
   <//>`;
 }
 
@@ -79,6 +127,7 @@ function OrderDetail({ id, role }) {
   const [payments, setPayments] = useState([]);
   const [problem, setProblem] = useState(null);
   const [cancelling, setCancelling] = useState(false);
+  const [refunding, setRefunding] = useState(false);
   const [events, setEvents] = useState(null);
   const reload = () => Promise.all([api.get(`/orders/${id}`), api.get(`/orders/${id}/payments`)]).then(
     ([o, p]) => { setOrder(o); setPayments(p.data); setProblem(null); }, setProblem);
@@ -95,14 +144,18 @@ function OrderDetail({ id, role }) {
   if (!order) return html`<p class="muted">Loading…</p>`;
   const timeline = [
     [order.created_at, "Created"],
-    ...payments.map((p) => [p.created_at, `Paid ${money(p.amount)} by ${p.method}${p.tip ? `, tip ${money(p.tip)}` : ""}`]),
+    ...payments.map((p) => [p.created_at, p.amount < 0
+      ? `Refunded ${money(-p.amount)} by ${p.method}${p.tip ? `, tip ${money(-p.tip)}` : ""}: ${p.reason}`
+      : `Paid ${money(p.amount)} by ${p.method}${p.tip ? `, tip ${money(p.tip)}` : ""}`]),
     ...(order.closed_at ? [[order.closed_at, order.status === "cancelled" ? `Cancelled${order.cancel_reason ? `: ${order.cancel_reason}` : ""}` : "Completed"]] : []),
   ].sort((a, b) => a[0].localeCompare(b[0]));
   const open = !["completed", "cancelled"].includes(order.status);
+  const refundable = order.status === "completed" && order.paid_amount > order.refunded_amount && can(role, "refunds");
   return html`
     <div class="screen-head">
       <div><a href="/admin/orders" class="muted">← Orders</a><h1>Order ${order.order_number} <${Badge} status=${order.status} /></h1></div>
       ${open && can(role, "ordersCancel") ? html`<button type="button" class="btn danger" data-action="cancel-order" onClick=${() => setCancelling(true)}>Cancel order</button>` : null}
+      ${refundable ? html`<button type="button" class="btn" data-action="refund-order" onClick=${() => setRefunding(true)}>Refund</button>` : null}
     </div>
     <${Notice} problem=${problem} />
     <div class="columns">
@@ -110,6 +163,7 @@ function OrderDetail({ id, role }) {
         <h2>Lines</h2>
         <table class="list"><tbody>
           ${order.items.map((l) => html`<tr><td class="num">${l.quantity}×</td><td>${l.name}
+            ${l.refunded_quantity ? html`<div class="muted small">${l.refunded_quantity} refunded</div>` : null}
             ${l.modifiers.length ? html`<div class="muted small">${l.modifiers.map((m) => m.name).join(", ")}</div>` : null}
             ${l.notes ? html`<div class="muted small">${l.notes}</div>` : null}</td><td class="num">${money(l.line_total)}</td></tr>`)}
           <tr><td></td><td class="muted">Subtotal</td><td class="num">${money(order.subtotal)}</td></tr>
@@ -117,6 +171,7 @@ function OrderDetail({ id, role }) {
           <tr><td></td><td class="muted">Tax</td><td class="num">${money(order.tax_amount)}</td></tr>
           <tr><td></td><td><strong>Total</strong></td><td class="num"><strong>${money(order.total_amount)}</strong></td></tr>
           <tr><td></td><td class="muted">Paid</td><td class="num">${money(order.paid_amount)}</td></tr>
+          ${order.refunded_amount ? html`<tr data-total="refunded"><td></td><td class="muted">Refunded</td><td class="num">−${money(order.refunded_amount)}</td></tr>` : null}
           <tr><td></td><td><strong>Balance due</strong></td><td class="num"><strong>${money(order.balance_due)}</strong></td></tr>
         </tbody></table>
       </section>
@@ -131,7 +186,8 @@ function OrderDetail({ id, role }) {
         </dl>
         <h2>Payments</h2>
         ${payments.length ? html`<table class="list"><tbody>${payments.map((p) => html`<tr><td>${time(p.created_at)}</td>
-          <td>${titleCase(p.method)}${p.reference ? html` <span class="muted">${p.reference}</span>` : null}</td>
+          <td>${p.amount < 0 ? "Refund, " : ""}${titleCase(p.method)}${p.reference ? html` <span class="muted">${p.reference}</span>` : null}
+            ${p.reason ? html`<div class="muted small">${p.reason}</div>` : null}</td>
           <td class="num">${money(p.amount)}</td></tr>`)}</tbody></table>` : html`<${Empty}>No payment yet.<//>`}
         <h2>Timeline</h2>
         <ol class="timeline">${timeline.map(([at, what]) => html`<li><span class="muted">${dateTime(at)}</span> ${what}</li>`)}</ol>
@@ -142,8 +198,10 @@ function OrderDetail({ id, role }) {
           : html`<${Empty}>No event of this order among the latest deliveries.<//>`}` : null}
       </section>
     </div>
-    ${cancelling ? html`<${Cancel} order=${order} onClose=${() => setCancelling(false)}
-        onDone=${() => { setCancelling(false); reload(); loadEvents(); }} />` : null}`;
+    ${cancelling ? html`<${Cancel} order=${order} role=${role} onClose=${() => setCancelling(false)}
+        onDone=${() => { setCancelling(false); reload(); loadEvents(); }} />` : null}
+    ${refunding ? html`<${Refund} order=${order} onClose=${() => setRefunding(false)}
+        onDone=${() => { setRefunding(false); reload(); loadEvents(); }} />` : null}`;
 }
 
 export function Orders({ role, rest }) {

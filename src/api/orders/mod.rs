@@ -7,7 +7,7 @@ use crate::api::body::{ActionBody, JsonBody};
 use crate::api::idempotency::IdempotencyKey;
 use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
-use crate::auth::{perm, Can};
+use crate::auth::{perm, Can, Permission};
 use crate::domain::dining::sessions;
 use crate::domain::orders::{self, *};
 use crate::domain::settings;
@@ -27,7 +27,8 @@ super::group![
     fire_course,
     cancel_order,
     add_payment,
-    list_payments
+    list_payments,
+    refund_order
 ];
 
 /// Runs an order change and answers with the order as it now is.
@@ -173,7 +174,7 @@ async fn delete_item(
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
 /// Completing needs the order fully paid. Kitchen staff may set preparing and ready.
 #[utoipa::path(tag = "Orders", request_body = StatusChange, responses(
-    (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move, or a balance still due. Codes: `illegal_transition` (names `current_status`), `balance_due`")))]
+    (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move, a balance still due, or cancelling a paid order (use `POST /orders/{id}/cancel` with `refund_payments`). Codes: `illegal_transition` (names `current_status`), `balance_due`, `has_payments` (names `refundable`)")))]
 #[post("/orders/<id>/status", data = "<body>")]
 async fn change_status(
     caller: Can<perm::OrdersAdvance>,
@@ -206,7 +207,8 @@ async fn fire_course(
 
 /// Cancel an order that is not yet completed. The body is optional.
 #[utoipa::path(tag = "Orders", request_body(content = Option<Cancellation>), responses(
-    (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
+    (status = 200, body = Order), (status = 403, body = Problem, description = "Refunding payments needs an owner or manager. Codes: `permission_denied`"),
+    (status = 409, body = Problem, description = "Closed already, or paid and `refund_payments` not set. Codes: `illegal_transition` (names `current_status`), `has_payments` (names `refundable`)")))]
 #[post("/orders/<id>/cancel", data = "<body>")]
 async fn cancel_order(
     caller: Can<perm::OrdersCancel>,
@@ -217,10 +219,43 @@ async fn cancel_order(
     let mut checks = Checks::new();
     let reason = checks.optional_text("reason", body.reason.as_deref(), 500);
     checks.finish()?;
+    let refund_payments = body.refund_payments;
+    if refund_payments {
+        caller.require(Permission::PaymentsRefund)?;
+    }
     write_order(&caller, move |tx| {
-        orders::change_status(tx, &id, OrderStatus::Cancelled, reason)
+        orders::cancel_order(tx, &id, reason, refund_payments)
     })
     .await
+}
+
+/// Give money back on a completed order: units of its lines, an amount, or all.
+#[utoipa::path(tag = "Orders", request_body(content = NewRefund, example = json!({
+    "lines": [{"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8e9f", "quantity": 1}],
+    "reason": "cold dish", "method": "card"})),
+    params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
+    responses((status = 201, body = RefundReceipt),
+    (status = 409, body = Problem, description = "Not completed, or more than is left to refund. Codes: `order_not_completed` (names `current_status`), `refund_exceeds_paid` (names `refundable`), `nothing_to_refund`"),
+    (status = 422, body = Problem)))]
+#[post("/orders/<id>/refunds", data = "<body>")]
+async fn refund_order(
+    caller: Can<perm::PaymentsRefund>,
+    id: &str,
+    key: IdempotencyKey,
+    body: JsonBody<NewRefund>,
+) -> Result<Reply, ApiError> {
+    let id = path_id(id, "order")?;
+    caller
+        .write(move |tx| {
+            key.run(tx, &body.raw, |tx| {
+                let (refund, row) = orders::refund(tx, &id, &body)?;
+                Reply::created(RefundReceipt {
+                    refund,
+                    order: orders::order_json(tx, &row, tx.exponent()?)?,
+                })
+            })
+        })
+        .await
 }
 
 /// Take a payment. Cash above the balance returns change; card above it is refused.

@@ -5,12 +5,14 @@
 mod model;
 mod payments;
 mod read;
+mod refunds;
 mod write;
 
 pub use model::*;
 pub use payments::*;
 pub use read::*;
+pub use refunds::refund;
 pub use write::{
-    add_lines, change_status, create_order, delete_line, fire_course, move_to_table, update_line,
-    update_order, PlacedTable,
+    add_lines, cancel_order, change_status, create_order, delete_line, fire_course, move_to_table,
+    update_line, update_order, PlacedTable,
 };

@@ -205,6 +205,11 @@ pub struct StatusChange {
 pub struct Cancellation {
     #[schema(max_length = 500)]
     pub reason: Option<String>,
+    /// An order with payments is cancelled only with this set: each payment
+    /// and its tip is then refunded by its own method in the same step (owners
+    /// and managers only).
+    #[serde(default)]
+    pub refund_payments: bool,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -222,6 +227,16 @@ impl PaymentMethod {
             PaymentMethod::Card => "card",
             PaymentMethod::Other => "other",
         }
+    }
+
+    pub fn parse(text: &str) -> Option<Self> {
+        [
+            PaymentMethod::Cash,
+            PaymentMethod::Card,
+            PaymentMethod::Other,
+        ]
+        .into_iter()
+        .find(|m| m.as_str() == text)
     }
 }
 
@@ -264,6 +279,8 @@ pub struct OrderLine {
     /// category when it was ordered; `null` is the default station.
     pub station_id: Option<String>,
     pub course: i64,
+    /// Units given back by refunds.
+    pub refunded_quantity: i64,
 }
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
@@ -285,9 +302,12 @@ pub struct Order {
     pub tax_amount: f64,
     pub discount_amount: f64,
     pub total_amount: f64,
+    /// Payments applied to the order, before refunds.
     pub paid_amount: f64,
     pub tip_amount: f64,
     pub balance_due: f64,
+    /// Given back by refunds, tips not included.
+    pub refunded_amount: f64,
     pub cancel_reason: Option<String>,
     pub business_date: String,
     pub created_at: String,
@@ -308,6 +328,8 @@ pub struct Payment {
     pub change_due: f64,
     pub tip: f64,
     pub reference: Option<String>,
+    /// Why a refund was made; `null` for a payment.
+    pub reason: Option<String>,
     pub created_at: String,
 }
 
@@ -316,6 +338,44 @@ pub struct PaymentReceipt {
     pub payment: Payment,
     /// Cash to hand back.
     pub change_due: f64,
+    pub order: Order,
+}
+
+/// `POST /orders/{id}/refunds`: money given back on a completed order.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct NewRefund {
+    /// Units of lines to give back: each unit's price plus its tax at the
+    /// line's rate, rounded half away from zero to the cent. Not with `amount`.
+    #[schema(min_items = 1, max_items = 100)]
+    pub lines: Option<Vec<RefundLine>>,
+    /// An amount to give back instead of lines; money, as a payment's. Without
+    /// `lines` or `amount`, all that is still refundable is given back.
+    #[schema(exclusive_minimum = 0, maximum = 10000000)]
+    pub amount: Option<f64>,
+    #[schema(min_length = 1, max_length = 500, pattern = r"\S")]
+    pub reason: String,
+    /// How the money goes back.
+    pub method: PaymentMethod,
+    /// The card terminal's or other tender's reference.
+    #[schema(max_length = 120)]
+    pub reference: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct RefundLine {
+    /// A line of this order, listed once.
+    pub line_id: String,
+    /// Units to give back, at most those not refunded yet.
+    #[schema(minimum = 1, maximum = 999)]
+    pub quantity: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct RefundReceipt {
+    /// The refund, as a payment with a negative amount.
+    pub refund: Payment,
     pub order: Order,
 }
 

@@ -13,25 +13,22 @@ use crate::domain::Tx;
 use crate::error::ApiError;
 use crate::money::to_json;
 
-const PAYMENT_COLUMNS: &str =
-    "id, order_id, method, amount, tendered, change_due, tip, reference, created_at";
+pub(super) const PAYMENT_COLUMNS: &str =
+    "id, order_id, method, amount, tendered, change_due, tip, reference, created_at, reason";
 
-fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
+pub(super) fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
     let method: String = r.get(2)?;
     Ok(Payment {
         id: r.get(0)?,
         order_id: r.get(1)?,
-        method: match method.as_str() {
-            "cash" => PaymentMethod::Cash,
-            "card" => PaymentMethod::Card,
-            _ => PaymentMethod::Other,
-        },
+        method: PaymentMethod::parse(&method).unwrap_or(PaymentMethod::Other),
         amount: to_json(r.get(3)?, exponent),
         tendered: to_json(r.get(4)?, exponent),
         change_due: to_json(r.get(5)?, exponent),
         tip: to_json(r.get(6)?, exponent),
         reference: r.get(7)?,
         created_at: r.get(8)?,
+        reason: r.get(9)?,
     })
 }
 
@@ -89,7 +86,7 @@ pub fn add_payment(
     let applied = tendered.min(balance);
     let id = Uuid::now_v7().to_string();
     tx.prepare_cached(&format!(
-            "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)"
+            "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10)"
         ))?.execute(params![
             id,
             order_id,

@@ -30,6 +30,7 @@ pub struct OrderRow {
     pub total_amount: i64,
     pub paid_amount: i64,
     pub tip_amount: i64,
+    pub refunded_amount: i64,
     pub cancel_reason: Option<String>,
     pub version: i64,
     pub created_at: String,
@@ -41,13 +42,18 @@ impl OrderRow {
     pub fn balance_due(&self) -> i64 {
         self.total_amount - self.paid_amount
     }
+
+    /// What refunds may still give back: payments less earlier refunds.
+    pub fn refundable(&self) -> i64 {
+        self.paid_amount - self.refunded_amount
+    }
 }
 
 const ORDER_COLUMNS: &str =
     "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
      paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id, \
-     fired_course";
+     fired_course, refunded_amount";
 
 fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
     let status: String = r.get(3)?;
@@ -76,6 +82,7 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
         closed_at: r.get(20)?,
         session_id: r.get(21)?,
         fired_course: r.get(22)?,
+        refunded_amount: r.get(23)?,
     })
 }
 
@@ -87,7 +94,8 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
 }
 
 const LINE_COLUMNS: &str =
-    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course";
+    "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course, \
+     (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id)";
 
 fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
     let quantity: i64 = r.get(3)?;
@@ -112,6 +120,7 @@ fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
         line_total: to_json(unit_price * quantity, exponent),
         station_id: r.get(8)?,
         course: r.get(9)?,
+        refunded_quantity: r.get(10)?,
     })
 }
 
@@ -139,7 +148,7 @@ fn lines_of_all(
     let mut found = stmt.query([ids])?;
     while let Some(r) = found.next()? {
         lines
-            .entry(r.get(10)?)
+            .entry(r.get(11)?)
             .or_default()
             .push(line_from_row(r, exponent)?);
     }
@@ -180,6 +189,7 @@ fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Ord
         paid_amount: to_json(row.paid_amount, exponent),
         tip_amount: to_json(row.tip_amount, exponent),
         balance_due: to_json(row.balance_due(), exponent),
+        refunded_amount: to_json(row.refunded_amount, exponent),
         cancel_reason: row.cancel_reason.clone(),
         business_date: row.business_date.clone(),
         created_at: row.created_at.clone(),

@@ -356,6 +356,15 @@ pub fn change_status(
             next.as_str(),
         ));
     }
+    if next == OrderStatus::Cancelled && order.refundable() > 0 {
+        let exponent = tx.exponent()?;
+        return Err(ApiError::conflict(
+            "has_payments",
+            "the order has payments: cancel it with its payments refunded",
+        )
+        .with("current_status", order.status.as_str())
+        .with("refundable", to_json(order.refundable(), exponent)));
+    }
     if next == OrderStatus::Completed && order.balance_due() > 0 {
         let exponent = tx.exponent()?;
         return Err(ApiError::conflict(
@@ -376,6 +385,21 @@ pub fn change_status(
         _ => Event::OrderUpdated,
     };
     touch(tx, id, event)
+}
+
+/// Cancels an open order; with `refund_payments`, its payments are refunded in
+/// the same step, otherwise an order with payments stays as it is.
+pub fn cancel_order(
+    tx: &mut Tx,
+    id: &str,
+    reason: Option<String>,
+    refund_payments: bool,
+) -> Result<OrderRow, ApiError> {
+    let order = find_order(tx, id)?;
+    if refund_payments && order.status.can_become(OrderStatus::Cancelled) {
+        super::refunds::refund_payments(tx, &order, reason.as_deref())?;
+    }
+    change_status(tx, id, OrderStatus::Cancelled, reason)
 }
 
 /// A seating session moved: its open order follows the party to `table_id`,

@@ -181,6 +181,79 @@ fn an_order_is_found_read_and_cancelled_with_a_reason() {
 }
 
 #[test]
+fn a_manager_refunds_a_line_and_cancels_a_paid_order_with_its_payments() {
+    let app = TestApp::spawn();
+    let item = app.menu_item(12.0, 10.0);
+    let pay = |order: &Value, amount: f64| {
+        let id = order["id"].as_str().unwrap();
+        app.owner
+            .post(
+                &format!("/orders/{id}/payments"),
+                json!({"method": "card", "amount": amount, "reference": "auth-1"}),
+            )
+            .expect(201);
+        id.to_string()
+    };
+    // Two lines of 2 × 12.00 at 10 %: 52.80, paid and completed.
+    let done = app
+        .owner
+        .post(
+            "/orders",
+            json!({"order_type": "takeaway", "items": [
+                {"menu_item_id": item, "quantity": 2}, {"menu_item_id": item, "quantity": 2, "notes": "no onions"}
+            ]}),
+        )
+        .expect(201);
+    let done_id = pay(&done, 52.8);
+    app.owner
+        .post(
+            &format!("/orders/{done_id}/status"),
+            json!({"status": "completed"}),
+        )
+        .expect(200);
+    let open = app.order(&item, 1);
+    let open_id = pay(&open, 13.2);
+
+    let Some(mut browser) = Browser::launch(&app) else {
+        return;
+    };
+    let manager = super::new_user(&app, brigade::auth::Role::Manager);
+    browser.login(&manager, crate::helpers::PASSWORD);
+    browser.open(&format!("/admin/orders/{done_id}"));
+    browser.click("[data-action=refund-order]");
+    let line = done["items"][0]["id"].as_str().unwrap();
+    browser.fill(&format!("input[name='units-{line}']"), "1");
+    browser.fill("input[name=reason]", "Cold fries");
+    browser.select("select[name=method]", "cash");
+    browser.screenshot("refund");
+    browser.click("[data-action=confirm-refund]");
+    // One unit: 12.00 and its 1.20 of tax.
+    browser.wait_for_text("[data-total=refunded]", "$13.20");
+    assert!(browser.text("main.content").contains("Cold fries"));
+    let refunded = app.owner.get(&format!("/orders/{done_id}")).expect(200);
+    assert_eq!(refunded["refunded_amount"], 13.2);
+    assert_eq!(refunded["items"][0]["refunded_quantity"], 1);
+    let payments = app
+        .owner
+        .get(&format!("/orders/{done_id}/payments"))
+        .expect(200);
+    assert_eq!(payments["data"][1]["method"], "cash");
+    assert_eq!(payments["data"][1]["reason"], "Cold fries");
+    browser.screenshot("order-refunded");
+
+    browser.open(&format!("/admin/orders/{open_id}"));
+    browser.click("[data-action=cancel-order]");
+    browser.wait_for_text("[data-panel=cancel-refund]", "$13.20 was paid");
+    browser.fill("input[name=reason]", "Guest left");
+    browser.click("[data-action=confirm-cancel]");
+    browser.wait_for_text("main.content h1", "Cancelled");
+    let cancelled = app.owner.get(&format!("/orders/{open_id}")).expect(200);
+    assert_eq!(cancelled["status"], "cancelled");
+    assert_eq!(cancelled["refunded_amount"], 13.2);
+    browser.finish();
+}
+
+#[test]
 fn a_failed_delivery_shows_on_the_dashboard_and_is_retried() {
     let app = TestApp::spawn();
     // Switched off, so no attempt races the test's own changes to the record.

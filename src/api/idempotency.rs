@@ -49,6 +49,18 @@ impl<'r> FromRequest<'r> for IdempotencyKey {
 }
 
 impl IdempotencyKey {
+    /// For a route that must not run twice by accident (taking money): the
+    /// header is required.
+    pub fn require(&self) -> Result<(), ApiError> {
+        match self.key {
+            Some(_) => Ok(()),
+            None => Err(ApiError::bad_request(
+                "idempotency_key_required",
+                "send an Idempotency-Key header, so a repeated request is not taken twice",
+            )),
+        }
+    }
+
     /// Runs `work` unless the acting caller already used this key; then the stored
     /// response comes back instead. Reusing a key for another request is a 422.
     pub fn run(

@@ -6,6 +6,7 @@ mod receiver;
 mod architecture;
 mod auth;
 mod browser;
+mod checkout;
 mod cli;
 mod clock;
 mod crash;

@@ -341,5 +341,5 @@ fn every_dining_room_route_is_in_the_openapi_document() {
         );
         checked += 1;
     }
-    assert_eq!(checked, 42);
+    assert_eq!(checked, 43);
 }

@@ -28,7 +28,8 @@ super::group![
     cancel_order,
     add_payment,
     list_payments,
-    refund_order
+    refund_order,
+    get_receipt
 ];
 
 /// Runs an order change and answers with the order as it now is.
@@ -297,6 +298,20 @@ async fn list_payments(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply,
                 data: orders::list_payments(conn, &id, exponent)?,
                 next_cursor: None,
             })
+        })
+        .await
+}
+
+/// The order's receipt as it stands, to print or reprint.
+#[utoipa::path(tag = "Orders", responses((status = 200, body = Receipt), (status = 404, body = Problem)))]
+#[get("/orders/<id>/receipt")]
+async fn get_receipt(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
+    let id = path_id(id, "order")?;
+    caller
+        .read(move |conn| {
+            let exponent = settings::load(conn)?.exponent();
+            let row = orders::find_order(conn, &id)?;
+            Reply::ok(orders::receipt(conn, &row, exponent)?)
         })
         .await
 }

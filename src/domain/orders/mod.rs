@@ -2,12 +2,14 @@
 //! totals and payments, with an `order.*` event emitted for every change.
 //! An order is given its table already resolved; it knows nothing of sessions.
 
+mod checkout;
 mod model;
 mod payments;
 mod read;
 mod refunds;
 mod write;
 
+pub use checkout::*;
 pub use model::*;
 pub use payments::*;
 pub use read::*;

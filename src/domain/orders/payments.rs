@@ -52,16 +52,27 @@ pub fn add_payment(
     order_id: &str,
     new: &NewPayment,
 ) -> Result<(Payment, OrderRow), ApiError> {
+    record_payment(tx, order_id, new, "")
+}
+
+/// As [`add_payment`], naming fields under `prefix` (`tenders[1].`) in errors.
+pub(super) fn record_payment(
+    tx: &mut Tx,
+    order_id: &str,
+    new: &NewPayment,
+    prefix: &str,
+) -> Result<(Payment, OrderRow), ApiError> {
     let exponent = tx.exponent()?;
     let mut checks = Checks::new();
-    let tendered = checks.money("amount", new.amount, exponent);
+    let field = |name: &str| format!("{prefix}{name}");
+    let tendered = checks.money(&field("amount"), new.amount, exponent);
     let tip = new
         .tip
-        .map(|t| checks.money("tip", t, exponent))
+        .map(|t| checks.money(&field("tip"), t, exponent))
         .unwrap_or(0);
-    let reference = checks.optional_text("reference", new.reference.as_deref(), 120);
+    let reference = checks.optional_text(&field("reference"), new.reference.as_deref(), 120);
     if checks.is_ok() && tendered == 0 {
-        checks.fail("amount", "must be greater than zero");
+        checks.fail(field("amount"), "must be greater than zero");
     }
     checks.finish()?;
     let order = find_order(tx, order_id)?;

@@ -1,0 +1,195 @@
+//! Settling an order at the counter in one step: its tenders are taken in the
+//! order given and the order completes, or nothing changes. The receipt says
+//! what a printed slip shows: lines, taxes by rate, tenders and change.
+
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use super::model::*;
+use super::payments::{list_payments, record_payment};
+use super::read::{find_order, order_json, OrderRow};
+use super::write::change_status;
+use crate::domain::settings;
+use crate::domain::Tx;
+use crate::error::ApiError;
+use crate::money::{percentage, to_json, to_minor};
+
+pub const MAX_TENDERS: usize = 10;
+
+/// `POST /pos/checkout`: an open order, or a new one, settled with tenders.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Checkout {
+    /// An open order of this business to settle. Not with `order`.
+    pub order_id: Option<String>,
+    /// A new order to place and settle at once. Not with `order_id`.
+    pub order: Option<NewOrder>,
+    /// Taken in this order: a card or other tender may not go beyond what is
+    /// left to pay, cash above it is change, and together they must pay the
+    /// order in full.
+    #[schema(min_items = 1, max_items = 10)]
+    pub tenders: Vec<NewPayment>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct CheckoutResult {
+    pub order: Order,
+    /// Cash to hand back.
+    pub change_due: f64,
+    pub receipt: Receipt,
+}
+
+/// What a printed receipt shows, amounts as the order's.
+#[derive(Debug, Serialize, ToSchema)]
+pub struct Receipt {
+    pub business_name: String,
+    pub order_number: String,
+    pub order_type: OrderType,
+    pub table_name: Option<String>,
+    pub currency: String,
+    pub lines: Vec<ReceiptLine>,
+    pub subtotal: f64,
+    pub discount_amount: f64,
+    /// Tax per rate on the lines at that rate, as the order computes it.
+    pub taxes: Vec<ReceiptTax>,
+    pub total_amount: f64,
+    pub tenders: Vec<ReceiptTender>,
+    pub tip_amount: f64,
+    pub change_due: f64,
+    pub refunded_amount: f64,
+    /// When the order was completed; `null` while it is open.
+    pub closed_at: Option<String>,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReceiptLine {
+    pub name: String,
+    pub quantity: i64,
+    pub unit_price: f64,
+    pub modifiers: Vec<String>,
+    pub amount: f64,
+    pub tax_rate: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReceiptTax {
+    pub rate: f64,
+    pub taxable: f64,
+    pub tax: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReceiptTender {
+    pub method: PaymentMethod,
+    /// Applied to the order; negative for a refund.
+    pub amount: f64,
+    pub tendered: f64,
+    pub tip: f64,
+    pub reference: Option<String>,
+}
+
+/// Takes the tenders and completes the order. A pending order is confirmed
+/// first, so its kitchen tickets go out as for any other order.
+pub fn checkout(
+    tx: &mut Tx,
+    order_id: &str,
+    tenders: &[NewPayment],
+) -> Result<(OrderRow, i64), ApiError> {
+    let exponent = tx.exponent()?;
+    let order = find_order(tx, order_id)?;
+    if !order.status.is_open() {
+        return Err(ApiError::conflict(
+            "order_closed",
+            format!(
+                "the order is {}; it cannot be checked out",
+                order.status.as_str()
+            ),
+        )
+        .with("current_status", order.status.as_str()));
+    }
+    if tenders.is_empty() || tenders.len() > MAX_TENDERS {
+        return Err(ApiError::invalid_field(
+            "tenders",
+            format!("list 1 to {MAX_TENDERS} tenders"),
+        ));
+    }
+    if order.status == OrderStatus::Pending {
+        change_status(tx, order_id, OrderStatus::Confirmed, None)?;
+    }
+    let mut change = 0;
+    for (i, tender) in tenders.iter().enumerate() {
+        let (payment, _) = record_payment(tx, order_id, tender, &format!("tenders[{i}]."))
+            .map_err(|err| err.with("tender", i))?;
+        change += minor(payment.change_due, exponent)?;
+    }
+    let row = change_status(tx, order_id, OrderStatus::Completed, None)?;
+    Ok((row, change))
+}
+
+/// The receipt of an order as it stands, with every payment and refund.
+pub fn receipt(
+    tx: &rusqlite::Connection,
+    row: &OrderRow,
+    exponent: u32,
+) -> Result<Receipt, ApiError> {
+    let settings = settings::get_settings(tx)?;
+    let order = order_json(tx, row, exponent)?;
+    let payments = list_payments(tx, &row.id, exponent)?;
+    let mut by_rate: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
+    for line in &order.items {
+        *by_rate.entry(minor(line.tax_rate, 3)?).or_default() += minor(line.line_total, exponent)?;
+    }
+    let mut change = 0;
+    for payment in &payments {
+        change += minor(payment.change_due, exponent)?;
+    }
+    Ok(Receipt {
+        business_name: settings.business_name,
+        order_number: order.order_number,
+        order_type: order.order_type,
+        table_name: order.table_name,
+        currency: settings.currency,
+        lines: order
+            .items
+            .iter()
+            .map(|line| ReceiptLine {
+                name: line.name.clone(),
+                quantity: line.quantity,
+                unit_price: line.unit_price,
+                modifiers: line.modifiers.iter().map(|m| m.name.clone()).collect(),
+                amount: line.line_total,
+                tax_rate: line.tax_rate,
+            })
+            .collect(),
+        subtotal: order.subtotal,
+        discount_amount: order.discount_amount,
+        taxes: by_rate
+            .into_iter()
+            .map(|(rate, taxable)| ReceiptTax {
+                rate: crate::money::rate_to_json(rate),
+                taxable: to_json(taxable, exponent),
+                tax: to_json(percentage(taxable, rate), exponent),
+            })
+            .collect(),
+        total_amount: order.total_amount,
+        tenders: payments
+            .into_iter()
+            .map(|p| ReceiptTender {
+                method: p.method,
+                amount: p.amount,
+                tendered: p.tendered,
+                tip: p.tip,
+                reference: p.reference,
+            })
+            .collect(),
+        tip_amount: order.tip_amount,
+        change_due: to_json(change, exponent),
+        refunded_amount: order.refunded_amount,
+        closed_at: order.closed_at,
+    })
+}
+
+/// An amount as shown back in minor units; shown amounts always convert.
+fn minor(shown: f64, exponent: u32) -> Result<i64, ApiError> {
+    to_minor(shown, exponent).map_err(ApiError::internal)
+}

@@ -25,6 +25,7 @@ mod reservations;
 mod schema_agreement;
 mod sessions;
 mod settings;
+mod split;
 mod sweep;
 mod tables;
 mod web;

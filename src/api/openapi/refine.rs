@@ -30,6 +30,7 @@ const ACTIONS: &[&str] = &[
     "retry",
     "rotate-secret",
     "seat",
+    "split",
     "start",
     "status",
     "test",

@@ -29,7 +29,8 @@ super::group![
     add_payment,
     list_payments,
     refund_order,
-    get_receipt
+    get_receipt,
+    split_order
 ];
 
 /// Runs an order change and answers with the order as it now is.
@@ -312,6 +313,36 @@ async fn get_receipt(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, A
             let exponent = settings::load(conn)?.exponent();
             let row = orders::find_order(conn, &id)?;
             Reply::ok(orders::receipt(conn, &row, exponent)?)
+        })
+        .await
+}
+
+/// Split the bill into checks, each an order paid and completed on its own.
+#[utoipa::path(tag = "Orders", request_body(content = Split, example = json!({
+    "by": "items", "parts": [
+        [{"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8e9f", "quantity": 1}],
+        [{"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8e9f", "quantity": 2}, {"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8ea0", "quantity": 1}]]})),
+    responses((status = 201, body = SplitResult),
+    (status = 409, body = Problem, description = "Closed, split already, a check itself, or payments taken. Codes: `order_closed` (names `current_status`), `order_split`, `is_a_check`, `has_payments`"),
+    (status = 422, body = Problem)))]
+#[post("/orders/<id>/split", data = "<body>")]
+async fn split_order(
+    caller: Can<perm::OrdersWrite>,
+    id: &str,
+    body: JsonBody<Split>,
+) -> Result<Reply, ApiError> {
+    let id = path_id(id, "order")?;
+    caller
+        .write(move |tx| {
+            let (order, checks) = orders::split_order(tx, &id, &body)?;
+            let exponent = tx.exponent()?;
+            Reply::created(SplitResult {
+                order: orders::order_json(tx, &order, exponent)?,
+                checks: checks
+                    .iter()
+                    .map(|row| orders::order_json(tx, row, exponent))
+                    .collect::<Result<_, _>>()?,
+            })
         })
         .await
 }

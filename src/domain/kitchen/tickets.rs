@@ -242,6 +242,10 @@ struct Sent {
 fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
     let exponent = tx.exponent()?;
     let order = orders::get_order(tx, order_id, exponent)?;
+    // A check of a split order bills lines the kitchen has from the order itself.
+    if order.parent_order_id.is_some() {
+        return Ok(());
+    }
     let mut sent: HashMap<String, Vec<Sent>> = HashMap::new();
     // Courses already in the kitchen: more lines of one of them are an addition.
     let mut courses_sent: Vec<i64> = Vec::new();

@@ -7,6 +7,7 @@ mod model;
 mod payments;
 mod read;
 mod refunds;
+mod split;
 mod write;
 
 pub use checkout::*;
@@ -14,6 +15,7 @@ pub use model::*;
 pub use payments::*;
 pub use read::*;
 pub use refunds::refund;
+pub use split::{split_order, Split, SplitResult, SplitUnit};
 pub use write::{
     add_lines, cancel_order, change_status, create_order, delete_line, fire_course, move_to_table,
     update_line, update_order, PlacedTable,

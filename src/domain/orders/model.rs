@@ -308,6 +308,13 @@ pub struct Order {
     pub balance_due: f64,
     /// Given back by refunds, tips not included.
     pub refunded_amount: f64,
+    /// A check of a split order: the order it was split from.
+    pub parent_order_id: Option<String>,
+    /// A check's number within its order, from 1.
+    pub check_number: Option<i64>,
+    /// Checks this order was split into (0 when not split); it completes when
+    /// they all have.
+    pub check_count: i64,
     pub cancel_reason: Option<String>,
     pub business_date: String,
     pub created_at: String,

@@ -77,6 +77,12 @@ pub(super) fn record_payment(
     checks.finish()?;
     let order = find_order(tx, order_id)?;
     require_open(&order)?;
+    if order.check_count > 0 {
+        return Err(ApiError::conflict(
+            "order_split",
+            "the order is split into checks: take payments on its checks",
+        ));
+    }
     let balance = order.balance_due();
     if balance <= 0 {
         return Err(ApiError::conflict(

@@ -31,6 +31,11 @@ pub struct OrderRow {
     pub paid_amount: i64,
     pub tip_amount: i64,
     pub refunded_amount: i64,
+    /// For a check of a split order: the order and the check's number in it.
+    pub parent_order_id: Option<String>,
+    pub check_number: Option<i64>,
+    /// Checks the order was split into; 0 when it was not split.
+    pub check_count: i64,
     pub cancel_reason: Option<String>,
     pub version: i64,
     pub created_at: String,
@@ -53,7 +58,7 @@ const ORDER_COLUMNS: &str =
     "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
      paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id, \
-     fired_course, refunded_amount";
+     fired_course, refunded_amount, parent_order_id, check_number, check_count";
 
 fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
     let status: String = r.get(3)?;
@@ -83,6 +88,9 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
         session_id: r.get(21)?,
         fired_course: r.get(22)?,
         refunded_amount: r.get(23)?,
+        parent_order_id: r.get(24)?,
+        check_number: r.get(25)?,
+        check_count: r.get(26)?,
     })
 }
 
@@ -190,6 +198,9 @@ fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Ord
         tip_amount: to_json(row.tip_amount, exponent),
         balance_due: to_json(row.balance_due(), exponent),
         refunded_amount: to_json(row.refunded_amount, exponent),
+        parent_order_id: row.parent_order_id.clone(),
+        check_number: row.check_number,
+        check_count: row.check_count,
         cancel_reason: row.cancel_reason.clone(),
         business_date: row.business_date.clone(),
         created_at: row.created_at.clone(),

@@ -73,6 +73,12 @@ pub fn refund(
         )
         .with("current_status", order.status.as_str()));
     }
+    if order.check_count > 0 {
+        return Err(ApiError::conflict(
+            "order_split",
+            "the order was paid through its checks: refund a check",
+        ));
+    }
     let lines = price_line_refunds(tx, order_id, &ids, asked)?;
     let refundable = order.refundable();
     let total = match amount {

@@ -7,6 +7,7 @@ use uuid::Uuid;
 
 use super::model::*;
 use super::read::{find_order, OrderRow};
+use super::split;
 use crate::domain::event::{Event, OrderData};
 use crate::domain::validate::{path_id, Checks};
 use crate::domain::{menu, tables, Tx};
@@ -100,7 +101,12 @@ pub(super) fn touch(
         rows.collect::<Result<_, _>>()?
     };
     let current = find_order(tx, order_id)?;
-    let (subtotal, tax, total) = totals(&lines, current.discount_amount);
+    // A check's amounts are its share of the split order, fixed at the split.
+    let (subtotal, tax, total) = if current.parent_order_id.is_some() {
+        (current.subtotal, current.tax_amount, current.total_amount)
+    } else {
+        totals(&lines, current.discount_amount)
+    };
     if total < current.paid_amount {
         return Err(ApiError::conflict(
             "total_below_paid",
@@ -286,6 +292,7 @@ pub fn update_order(tx: &mut Tx, id: &str, patch: &OrderPatch) -> Result<OrderRo
 pub fn add_lines(tx: &mut Tx, id: &str, lines: &[NewLine]) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_open(&order)?;
+    split::require_unsplit(&order)?;
     let priced = price_lines(tx, lines, "items")?;
     insert_lines(tx, id, &priced)?;
     touch(tx, id, Event::OrderUpdated)
@@ -313,6 +320,7 @@ pub fn update_line(
     let order = find_order(tx, id)?;
     require_line(tx, id, line_id)?;
     require_open(&order)?;
+    split::require_unsplit(&order)?;
     let mut checks = Checks::new();
     let quantity = patch
         .quantity
@@ -337,6 +345,7 @@ pub fn delete_line(tx: &mut Tx, id: &str, line_id: &str) -> Result<OrderRow, Api
     let order = find_order(tx, id)?;
     require_line(tx, id, line_id)?;
     require_open(&order)?;
+    split::require_unsplit(&order)?;
     tx.prepare_cached("DELETE FROM order_items WHERE id = ?1")?
         .execute([line_id])?;
     touch(tx, id, Event::OrderUpdated)
@@ -355,6 +364,34 @@ pub fn change_status(
             order.status.as_str(),
             next.as_str(),
         ));
+    }
+    if next == OrderStatus::Cancelled && order.parent_order_id.is_some() {
+        return Err(ApiError::conflict(
+            "is_a_check",
+            "a check is cancelled with the order it was split from",
+        ));
+    }
+    if next == OrderStatus::Cancelled && order.check_count > 0 && order.status.can_become(next) {
+        for check in split::open_checks(tx, id)? {
+            let check = find_order(tx, &check)?;
+            if check.refundable() > 0 {
+                let exponent = tx.exponent()?;
+                return Err(ApiError::conflict(
+                    "has_payments",
+                    format!(
+                        "check {} has payments: cancel the order with its payments refunded",
+                        check.order_number
+                    ),
+                )
+                .with("current_status", order.status.as_str())
+                .with("refundable", to_json(check.refundable(), exponent)));
+            }
+            tx.prepare_cached(
+                "UPDATE orders SET status = 'cancelled', closed_at = ?2, cancel_reason = ?3 WHERE id = ?1",
+            )?
+            .execute(params![check.id, tx.now_text().to_string(), cancel_reason])?;
+            touch(tx, &check.id, Event::OrderCancelled)?;
+        }
     }
     if next == OrderStatus::Cancelled && order.refundable() > 0 {
         let exponent = tx.exponent()?;
@@ -384,7 +421,11 @@ pub fn change_status(
         OrderStatus::Cancelled => Event::OrderCancelled,
         _ => Event::OrderUpdated,
     };
-    touch(tx, id, event)
+    let row = touch(tx, id, event)?;
+    if next == OrderStatus::Completed {
+        split::complete_parent_when_paid(tx, &row)?;
+    }
+    Ok(row)
 }
 
 /// Cancels an open order; with `refund_payments`, its payments are refunded in
@@ -398,6 +439,10 @@ pub fn cancel_order(
     let order = find_order(tx, id)?;
     if refund_payments && order.status.can_become(OrderStatus::Cancelled) {
         super::refunds::refund_payments(tx, &order, reason.as_deref())?;
+        for check in split::open_checks(tx, id)? {
+            let check = find_order(tx, &check)?;
+            super::refunds::refund_payments(tx, &check, reason.as_deref())?;
+        }
     }
     change_status(tx, id, OrderStatus::Cancelled, reason)
 }

@@ -1,0 +1,366 @@
+//! Splitting a bill: an open, unpaid order becomes checks, each an order of its
+//! own (same table, session and customer, numbered `<order>-1`, `-2`, …) that is
+//! paid and completed by itself. The checks' totals add up to the order's to
+//! the cent, tax included; the order completes when its last check does.
+
+use rusqlite::params;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+use uuid::Uuid;
+
+use super::model::*;
+use super::read::{find_order, OrderRow};
+use super::write::{require_open, touch};
+use crate::domain::event::Event;
+use crate::domain::validate::Checks;
+use crate::domain::Tx;
+use crate::error::ApiError;
+use crate::money::percentage;
+
+pub const MAX_CHECKS: usize = 20;
+
+/// `POST /orders/{id}/split`.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(tag = "by", rename_all = "snake_case", deny_unknown_fields)]
+pub enum Split {
+    /// Each part lists units of the order's lines (one of three beers, say);
+    /// together the parts hold every unit of the order exactly once.
+    Items {
+        #[schema(min_items = 2, max_items = 20)]
+        parts: Vec<Vec<SplitUnit>>,
+    },
+    /// Parts of one amount each; cents that do not divide go to the first parts.
+    Equal {
+        #[schema(minimum = 2, maximum = 20)]
+        parts: i64,
+    },
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct SplitUnit {
+    /// A line of the order, once per part.
+    pub line_id: String,
+    #[schema(minimum = 1, maximum = 999)]
+    pub quantity: i64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct SplitResult {
+    /// The order, now counting its checks.
+    pub order: Order,
+    /// The checks, in their order.
+    pub checks: Vec<Order>,
+}
+
+/// A line of the order as the split needs it.
+struct Line {
+    id: String,
+    name: String,
+    unit_price: i64,
+    quantity: i64,
+    tax_rate: i64,
+}
+
+/// One check to be: its units of lines, and its share of the order's amounts.
+#[derive(Default)]
+struct Part {
+    units: Vec<(String, i64)>,
+    subtotal: i64,
+    tax: i64,
+}
+
+/// Splits the order into checks; answers the order and its checks in their order.
+pub fn split_order(
+    tx: &mut Tx,
+    id: &str,
+    split: &Split,
+) -> Result<(OrderRow, Vec<OrderRow>), ApiError> {
+    let order = find_order(tx, id)?;
+    require_open(&order)?;
+    if order.parent_order_id.is_some() {
+        return Err(ApiError::conflict(
+            "is_a_check",
+            "this is a check of a split order; it is not split again",
+        ));
+    }
+    if order.check_count > 0 {
+        return Err(ApiError::conflict(
+            "order_split",
+            "the order is already split into checks",
+        ));
+    }
+    if order.paid_amount > 0 {
+        return Err(ApiError::conflict(
+            "has_payments",
+            "split the bill before taking payments",
+        ));
+    }
+    let lines = lines_of(tx, id)?;
+    let parts = match split {
+        Split::Items { parts } => by_items(&lines, parts)?,
+        Split::Equal { parts } => equally(&order, *parts)?,
+    };
+    let mut checks = Vec::with_capacity(parts.len());
+    for (number, part) in parts.iter().enumerate() {
+        checks.push(insert_check(tx, &order, number as i64 + 1, part)?);
+    }
+    tx.prepare_cached("UPDATE orders SET check_count = ?2 WHERE id = ?1")?
+        .execute(params![id, checks.len() as i64])?;
+    let order = touch(tx, id, Event::OrderUpdated)?;
+    Ok((order, checks))
+}
+
+fn lines_of(tx: &Tx, order_id: &str) -> Result<Vec<Line>, ApiError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id, name, unit_price, quantity, tax_rate FROM order_items \
+         WHERE order_id = ?1 ORDER BY created_at, id",
+    )?;
+    let rows = stmt.query_map([order_id], |r| {
+        Ok(Line {
+            id: r.get(0)?,
+            name: r.get(1)?,
+            unit_price: r.get(2)?,
+            quantity: r.get(3)?,
+            tax_rate: r.get(4)?,
+        })
+    })?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// Parts holding the units asked, every unit of the order once; each rate's tax
+/// is shared so the parts' taxes add up to the order's.
+fn by_items(lines: &[Line], asked: &[Vec<SplitUnit>]) -> Result<Vec<Part>, ApiError> {
+    let mut checks = Checks::new();
+    if !(2..=MAX_CHECKS).contains(&asked.len()) {
+        checks.fail("parts", format!("split into 2 to {MAX_CHECKS} parts"));
+    }
+    let mut parts: Vec<Part> = Vec::with_capacity(asked.len());
+    for (i, units) in asked.iter().enumerate() {
+        let mut part = Part::default();
+        if units.is_empty() {
+            checks.fail(format!("parts[{i}]"), "must hold at least one line");
+        }
+        for (j, unit) in units.iter().enumerate() {
+            let field = format!("parts[{i}][{j}]");
+            let line_id = checks.id(&format!("{field}.line_id"), &unit.line_id);
+            checks.integer_in(
+                &format!("{field}.quantity"),
+                unit.quantity,
+                1..=MAX_QUANTITY,
+            );
+            if part.units.iter().any(|(id, _)| *id == line_id) {
+                checks.fail(format!("{field}.line_id"), "is listed twice in this part");
+            } else if !lines.iter().any(|l| l.id == line_id) {
+                checks.fail(format!("{field}.line_id"), "no such line on this order");
+            }
+            part.units.push((line_id, unit.quantity));
+        }
+        parts.push(part);
+    }
+    for line in lines {
+        let given: i64 = parts
+            .iter()
+            .flat_map(|p| &p.units)
+            .filter(|(id, _)| *id == line.id)
+            .map(|(_, quantity)| quantity)
+            .sum();
+        if given != line.quantity {
+            checks.fail(
+                "parts",
+                format!(
+                    "{}: the parts hold {given} of its {} units; give each unit to one part",
+                    line.name, line.quantity
+                ),
+            );
+        }
+    }
+    checks.finish()?;
+    let mut rates: Vec<i64> = lines.iter().map(|l| l.tax_rate).collect();
+    rates.sort_unstable();
+    rates.dedup();
+    for rate in rates {
+        let at_rate = |units: &[(String, i64)]| -> i64 {
+            units
+                .iter()
+                .filter_map(|(id, quantity)| {
+                    let line = lines.iter().find(|l| l.id == *id)?;
+                    (line.tax_rate == rate).then_some(line.unit_price * quantity)
+                })
+                .sum()
+        };
+        let taxable: Vec<i64> = parts.iter().map(|p| at_rate(&p.units)).collect();
+        let whole = taxable.iter().sum();
+        for (part, tax) in parts
+            .iter_mut()
+            .zip(share(percentage(whole, rate), &taxable))
+        {
+            part.tax += tax;
+        }
+        for (part, amount) in parts.iter_mut().zip(&taxable) {
+            part.subtotal += amount;
+        }
+    }
+    Ok(parts)
+}
+
+/// `count` parts of the order's total and of its tax, the odd cents to the
+/// first parts.
+fn equally(order: &OrderRow, count: i64) -> Result<Vec<Part>, ApiError> {
+    if !(2..=MAX_CHECKS as i64).contains(&count) {
+        return Err(ApiError::invalid_field(
+            "parts",
+            format!("split into 2 to {MAX_CHECKS} parts"),
+        ));
+    }
+    if order.total_amount < count {
+        return Err(ApiError::invalid_field(
+            "parts",
+            "the order's total does not reach a cent a part",
+        ));
+    }
+    let totals = evenly(order.total_amount, count);
+    let taxes = evenly(order.tax_amount, count);
+    Ok(totals
+        .into_iter()
+        .zip(taxes)
+        .map(|(total, tax)| Part {
+            units: Vec::new(),
+            subtotal: total - tax,
+            tax,
+        })
+        .collect())
+}
+
+fn evenly(amount: i64, count: i64) -> Vec<i64> {
+    let (each, left) = (amount / count, amount % count);
+    (0..count).map(|i| each + i64::from(i < left)).collect()
+}
+
+/// `amount` shared in proportion to `weights`: each part's exact share rounded
+/// down, then the cents left over to the largest remainders (the first on a tie).
+fn share(amount: i64, weights: &[i64]) -> Vec<i64> {
+    let whole: i64 = weights.iter().sum();
+    if whole == 0 {
+        return vec![0; weights.len()];
+    }
+    let exact: Vec<(i64, i64)> = weights
+        .iter()
+        .map(|w| {
+            let product = amount as i128 * *w as i128;
+            (
+                (product / whole as i128) as i64,
+                (product % whole as i128) as i64,
+            )
+        })
+        .collect();
+    let mut shares: Vec<i64> = exact.iter().map(|(floor, _)| *floor).collect();
+    let mut left = amount - shares.iter().sum::<i64>();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(exact[i].1));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        shares[i] += 1;
+        left -= 1;
+    }
+    shares
+}
+
+/// A check: an order of the parent's kind, at its table and in its session,
+/// holding its units as lines (none for an equal share), with its amounts fixed.
+fn insert_check(
+    tx: &mut Tx,
+    parent: &OrderRow,
+    number: i64,
+    part: &Part,
+) -> Result<OrderRow, ApiError> {
+    let id = Uuid::now_v7().to_string();
+    let now = tx.now_text().to_string();
+    tx.prepare_cached(
+        "INSERT INTO orders (id, order_number, business_date, status, order_type, table_id, table_name, \
+         customer_name, customer_phone, notes, subtotal, tax_amount, total_amount, version, created_by, \
+         created_at, updated_at, session_id, parent_order_id, check_number) \
+         VALUES (?1, ?2, ?3, 'confirmed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13, ?14, ?14, ?15, ?16, ?17)",
+    )?
+    .execute(params![
+        id,
+        format!("{}-{number}", parent.order_number),
+        parent.business_date,
+        parent.order_type.as_str(),
+        parent.table_id,
+        parent.table_name,
+        parent.customer_name,
+        parent.customer_phone,
+        parent.notes,
+        part.subtotal,
+        part.tax,
+        part.subtotal + part.tax,
+        tx.actor().to_string(),
+        now,
+        parent.session_id,
+        parent.id,
+        number
+    ])?;
+    for (line_id, quantity) in &part.units {
+        tx.prepare_cached(
+            "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
+             tax_rate, station_id, course, created_at, updated_at) \
+             SELECT ?1, ?2, menu_item_id, name, unit_price, ?3, modifiers, notes, tax_rate, station_id, course, ?4, ?4 \
+             FROM order_items WHERE id = ?5",
+        )?
+        .execute(params![Uuid::now_v7().to_string(), id, quantity, now, line_id])?;
+    }
+    touch(tx, &id, Event::OrderCreated)
+}
+
+/// A check just completed: once every check of its order is, the order
+/// completes too, paid by its checks.
+pub(super) fn complete_parent_when_paid(tx: &mut Tx, check: &OrderRow) -> Result<(), ApiError> {
+    let Some(parent_id) = &check.parent_order_id else {
+        return Ok(());
+    };
+    let (open, paid, tips): (i64, i64, i64) = tx
+        .prepare_cached(
+            "SELECT COUNT(*) FILTER (WHERE status <> 'completed'), COALESCE(SUM(paid_amount), 0), \
+             COALESCE(SUM(tip_amount), 0) FROM orders WHERE parent_order_id = ?1",
+        )?
+        .query_row([parent_id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?;
+    if open > 0 {
+        return Ok(());
+    }
+    tx.prepare_cached(
+        "UPDATE orders SET status = 'completed', paid_amount = ?2, tip_amount = ?3, closed_at = ?4 WHERE id = ?1",
+    )?
+    .execute(params![parent_id, paid, tips, tx.now_text().to_string()])?;
+    touch(tx, parent_id, Event::OrderCompleted).map(|_| ())
+}
+
+/// Lines of a split order, and of a check, stay as they are: the checks'
+/// amounts were fixed from them.
+pub(super) fn require_unsplit(order: &OrderRow) -> Result<(), ApiError> {
+    if order.parent_order_id.is_some() {
+        return Err(ApiError::conflict(
+            "is_a_check",
+            "a check's lines are fixed; change the order before splitting it",
+        ));
+    }
+    if order.check_count > 0 {
+        return Err(ApiError::conflict(
+            "order_split",
+            "the order is split into checks; its lines are fixed and its checks are paid",
+        ));
+    }
+    Ok(())
+}
+
+/// The open checks of an order, for cancelling it with them.
+pub(super) fn open_checks(tx: &Tx, order_id: &str) -> Result<Vec<String>, ApiError> {
+    let mut stmt = tx.prepare_cached(
+        "SELECT id FROM orders WHERE parent_order_id = ?1 AND status NOT IN ('completed', 'cancelled') \
+         ORDER BY check_number",
+    )?;
+    let rows = stmt.query_map([order_id], |r| r.get(0))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}

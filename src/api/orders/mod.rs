@@ -44,6 +44,10 @@ where
 }
 
 /// List orders, newest first.
+///
+/// Roles: any signed-in role.
+/// Each order comes whole, lines and totals included. `from` and `to` bound the creation
+/// time; `status`, `order_type` and `table_id` filter.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Order>), (status = 422, body = Problem)))]
 #[get("/orders?<status>&<order_type>&<table_id>&<from>&<to>&<limit>&<cursor>")]
 #[allow(clippy::too_many_arguments)]
@@ -76,6 +80,11 @@ async fn list_orders(
 }
 
 /// Create an order. Prices are taken from the menu now and kept with the lines.
+///
+/// Roles: owner, manager, cashier, server.
+/// The order starts `pending`; its lines go to the kitchen once it moves on. Emits
+/// `order.created`. Takes `Idempotency-Key`: a repeat by the same caller within 24 h
+/// returns the first answer and creates nothing.
 #[utoipa::path(tag = "Orders", request_body(content = NewOrder, example = json!({
     "order_type": "dine_in", "table_id": "01890a5d-ac96-774b-bcce-b302099a8057",
     "items": [
@@ -100,6 +109,9 @@ async fn create_order(
 }
 
 /// Get an order with its lines and totals.
+///
+/// Roles: any signed-in role.
+/// `balance_due` is what is left to pay; amounts are decimals in the business's currency.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Order), (status = 404, body = Problem)))]
 #[get("/orders/<id>")]
 async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
@@ -113,6 +125,10 @@ async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, Api
 }
 
 /// Change an open order's notes, table or customer.
+///
+/// Roles: owner, manager, cashier, server.
+/// Absent fields keep their value; `null` clears one. Emits `order.updated` when
+/// something changed.
 #[utoipa::path(tag = "Orders", request_body = OrderPatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`")))]
 #[patch("/orders/<id>", data = "<body>")]
@@ -126,6 +142,10 @@ async fn update_order(
 }
 
 /// Add lines to an open order.
+///
+/// Roles: owner, manager, cashier, server.
+/// Prices and stations come from the menu now. On an order already in the kitchen the new
+/// lines go out on new tickets (`kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = NewLines, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `order_closed`"), (status = 422, body = Problem)))]
 #[post("/orders/<id>/items", data = "<body>")]
@@ -139,6 +159,11 @@ async fn add_items(
 }
 
 /// Change a line's quantity or notes.
+///
+/// Roles: owner, manager, cashier, server.
+/// Refused when the total would fall below what is already paid. On an order in the
+/// kitchen its tickets follow the new quantity (`kitchen.ticket.updated` or
+/// `kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = LinePatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[patch("/orders/<id>/items/<item_id>", data = "<body>")]
@@ -157,6 +182,10 @@ async fn update_item(
 }
 
 /// Remove a line from an open order.
+///
+/// Roles: owner, manager, cashier, server.
+/// Refused when the total would fall below what is already paid; the line is voided on
+/// its kitchen tickets (`kitchen.ticket.updated`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[delete("/orders/<id>/items/<item_id>")]
@@ -172,6 +201,13 @@ async fn delete_item(
 
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
 /// Completing needs the order fully paid. Kitchen staff may set preparing and ready.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Kitchen may only set `preparing` and `ready`, and `cancelled` needs a role that may
+/// cancel (owner, manager, cashier); others get 403. Moves only go forward and may skip
+/// steps; leaving `pending` sends the lines to the kitchen (`kitchen.ticket.created`).
+/// Emits `order.completed` on completion, `order.cancelled` on cancellation, otherwise
+/// `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = StatusChange, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move, or a balance still due. Codes: `illegal_transition` (names `current_status`), `balance_due`")))]
 #[post("/orders/<id>/status", data = "<body>")]
@@ -190,6 +226,10 @@ async fn change_status(
 }
 
 /// Send a held course, and those before it, to the kitchen.
+///
+/// Roles: owner, manager, cashier, server.
+/// Only for a confirmed order created with `hold_courses`. The fired lines go out on
+/// kitchen tickets (`kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = FireCourse, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Not confirmed yet, nothing held, or already fired. Codes: `order_not_fired`, `no_course_held`, `course_already_fired`"),
     (status = 422, body = Problem)))]
@@ -205,6 +245,11 @@ async fn fire_course(
 }
 
 /// Cancel an order that is not yet completed. The body is optional.
+///
+/// Roles: owner, manager, cashier.
+/// The optional `reason` is kept with the order. Its tickets still in the kitchen show as
+/// cancelled until a cook acknowledges them (`kitchen.ticket.updated`). Emits
+/// `order.cancelled`.
 #[utoipa::path(tag = "Orders", request_body(content = Option<Cancellation>), responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/orders/<id>/cancel", data = "<body>")]
@@ -224,6 +269,11 @@ async fn cancel_order(
 }
 
 /// Take a payment. Cash above the balance returns change; card above it is refused.
+///
+/// Roles: owner, manager, cashier, server.
+/// Answers with the payment, the change due and the order; completing the order is a
+/// separate status change. Emits `order.updated`. Takes `Idempotency-Key`: a repeat by
+/// the same caller within 24 h returns the first answer and creates nothing.
 #[utoipa::path(tag = "Orders", request_body(content = NewPayment, example = json!({
     "method": "cash", "amount": 50.00, "tip": 5.00})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
@@ -251,6 +301,9 @@ async fn add_payment(
 }
 
 /// Payments of an order, oldest first.
+///
+/// Roles: any signed-in role.
+/// Every payment in one page; `next_cursor` is always null.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Payment>), (status = 404, body = Problem)))]
 #[get("/orders/<id>/payments")]
 async fn list_payments(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {

@@ -14,6 +14,10 @@ use model::*;
 super::group![pos_seatmap,];
 
 /// Every floor's tables with state, party and open order totals, compactly.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// The same state as `GET /tables/seatmap` in a smaller shape, for terminals that poll
+/// it.
 #[utoipa::path(tag = "POS", responses((status = 200, body = PosSeatmap), (status = 403, body = Problem)))]
 #[get("/pos/seatmap")]
 async fn pos_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {

@@ -70,6 +70,11 @@ impl<'r> FromRequest<'r> for LoginTenant {
 }
 
 /// Log in with email and password; returns a bearer token.
+///
+/// Public: no sign-in.
+/// Send `X-Tenant-ID` only to choose among the businesses of an email that has several.
+/// Attempts are limited per email and per client address (429 with `Retry-After`). The
+/// token lasts `expires_in` seconds; then log in again.
 #[utoipa::path(tag = "Auth", request_body(content = LoginRequest, example = json!({
     "email": "owner@demo.brigade.local", "password": "the password printed at first start"})), security(), responses(
     (status = 200, body = LoginResponse),
@@ -152,6 +157,10 @@ async fn login(
 }
 
 /// Who the credentials belong to.
+///
+/// Roles: any signed-in role.
+/// For an API key, `principal` is `api_key` and `user` is null; `role` is what every
+/// permission is checked against.
 #[utoipa::path(tag = "Auth", responses((status = 200, body = Me), (status = 401, body = Problem)))]
 #[get("/auth/me")]
 async fn me(caller: Can<perm::ProfileRead>) -> Result<Reply, ApiError> {

@@ -74,6 +74,11 @@ fn to_event(committed: &Committed) -> Event {
 /// Stream the tenant's events (text/event-stream). Each message's data is the
 /// envelope, as delivered to webhooks. Send `Last-Event-ID` to resume after that
 /// event; an id this tenant does not know streams from now on.
+///
+/// Roles: any signed-in role.
+/// Each role receives only what it may read: kitchen gets no `session.*` or
+/// `reservation.*` events, host no `kitchen.*` events. Without `Last-Event-ID` the stream
+/// starts with the next event.
 #[utoipa::path(tag = "Events", params(
     ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id")),
     responses((status = 200, body = String, content_type = "text/event-stream",

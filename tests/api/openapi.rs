@@ -1,6 +1,7 @@
 use std::collections::BTreeSet;
 
 use brigade::api::openapi::document;
+use brigade::auth::Role;
 use brigade::build_rocket;
 
 use crate::helpers::{test_config, Client, TestApp};
@@ -159,6 +160,35 @@ fn every_answer_is_described_and_every_problem_lists_its_codes() {
     }
 }
 
+/// The document's path relative to `/api/v1`, with the test tenant's slug and a
+/// fresh random id for every other path parameter: ids nothing has.
+fn with_fresh_ids(path: &str) -> String {
+    path.trim_start_matches("/api/v1")
+        .replace("{tenant_slug}", "test-bistro")
+        .split('/')
+        .map(|segment| {
+            if segment.starts_with('{') {
+                uuid::Uuid::now_v7().to_string()
+            } else {
+                segment.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("/")
+}
+
+/// Calls the operation as `client`, with `{}` as JSON when it takes a body;
+/// the status it answers.
+fn call(client: &Client, method: &str, relative: &str, operation: &serde_json::Value) -> u16 {
+    let method = method.to_uppercase();
+    if operation.get("requestBody").is_some() {
+        client.send(&method, relative, serde_json::json!({}), &[])
+    } else {
+        client.request(&method, relative, &[], None)
+    }
+    .status
+}
+
 /// Each operation, called without credentials: those that declare the bearer
 /// token and tenant are refused with 401 before anything else; the public ones
 /// are not.
@@ -168,27 +198,9 @@ fn declared_security_matches_what_the_server_asks() {
     let anonymous = Client::anonymous(&app.base);
     let doc = document();
     for (path, item) in doc["paths"].as_object().unwrap() {
-        let relative = path
-            .trim_start_matches("/api/v1")
-            .replace("{tenant_slug}", "test-bistro")
-            .split('/')
-            .map(|segment| {
-                if segment.starts_with('{') {
-                    uuid::Uuid::now_v7().to_string()
-                } else {
-                    segment.to_string()
-                }
-            })
-            .collect::<Vec<_>>()
-            .join("/");
+        let relative = with_fresh_ids(path);
         for (method, operation) in item.as_object().unwrap() {
-            let method_name = method.to_uppercase();
-            let status = if operation.get("requestBody").is_some() {
-                anonymous.send(&method_name, &relative, serde_json::json!({}), &[])
-            } else {
-                anonymous.request(&method_name, &relative, &[], None)
-            }
-            .status;
+            let status = call(&anonymous, method, &relative, operation);
             let public = operation.get("security").is_some();
             assert_eq!(
                 status == 401,
@@ -197,6 +209,149 @@ fn declared_security_matches_what_the_server_asks() {
             );
         }
     }
+}
+
+/// Who may call an operation, as the first line of its description states it.
+#[derive(Debug, PartialEq)]
+enum Access {
+    Public,
+    Roles(Vec<Role>),
+}
+
+/// `Public: no sign-in.`, `Roles: any signed-in role.` or a list such as
+/// `Roles: owner, manager.`, its roles in the order of `Role::ALL`; `None` for
+/// anything else.
+fn stated_access(description: &str) -> Option<Access> {
+    let first = description.lines().next()?;
+    if first == "Public: no sign-in." {
+        return Some(Access::Public);
+    }
+    let listed = first.strip_prefix("Roles: ")?.strip_suffix('.')?;
+    if listed == "any signed-in role" {
+        return Some(Access::Roles(Role::ALL.to_vec()));
+    }
+    let roles = listed
+        .split(", ")
+        .map(|name| name.parse::<Role>().ok())
+        .collect::<Option<Vec<Role>>>()?;
+    let in_order: Vec<Role> = Role::ALL
+        .into_iter()
+        .filter(|role| roles.contains(role))
+        .collect();
+    // All six are written "any signed-in role"; a role is named once, in order.
+    (roles == in_order && roles.len() < Role::ALL.len()).then_some(Access::Roles(roles))
+}
+
+/// Every operation has a description besides its summary, and it opens with who
+/// may call it: the public operations are exactly those whose own `security`
+/// asks for nothing.
+#[test]
+fn every_operation_says_who_may_call_it() {
+    let doc = document();
+    let mut count = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            let summary = operation["summary"].as_str().unwrap_or_default().trim();
+            let description = operation["description"].as_str().unwrap_or_default().trim();
+            assert!(
+                !description.is_empty(),
+                "{method} {path} has no description"
+            );
+            assert!(
+                !description.contains(summary),
+                "{method} {path}: the description repeats the summary"
+            );
+            let access = stated_access(description).unwrap_or_else(|| {
+                panic!("{method} {path}: the description does not open with who may call it: {description}")
+            });
+            assert!(
+                description
+                    .lines()
+                    .nth(1)
+                    .is_some_and(|l| !l.trim().is_empty()),
+                "{method} {path}: the description says nothing after who may call it"
+            );
+            assert_eq!(
+                access == Access::Public,
+                operation.get("security").is_some(),
+                "{method} {path}: {description}"
+            );
+            count += 1;
+        }
+    }
+    assert!(count > 80, "only {count} operations");
+}
+
+/// The roles each description names are the server's: every operation is called
+/// as each of the six roles, with ids nothing has and `{}` as the body, so a
+/// write finds nothing to change (404) or a body to refuse (422). A role not
+/// named is refused with 403; a named one is not refused at all, neither 403 nor
+/// 401. A public operation is not refused without credentials.
+#[test]
+fn stated_roles_are_what_the_server_allows() {
+    let app = TestApp::spawn();
+    let anonymous = Client::anonymous(&app.base);
+    let clients: Vec<(Role, Client)> = Role::ALL
+        .into_iter()
+        .map(|role| (role, app.user(role)))
+        .collect();
+    let doc = document();
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for (path, item) in doc["paths"].as_object().unwrap() {
+        for (method, operation) in item.as_object().unwrap() {
+            // The event stream answers 200 and stays open for every role; what
+            // each role receives is checked in the webhook tests.
+            if operation["responses"]["200"]["content"]
+                .get("text/event-stream")
+                .is_some()
+            {
+                continue;
+            }
+            let description = operation["description"].as_str().unwrap_or_default();
+            let Some(access) = stated_access(description) else {
+                wrong.push(format!("{method} {path}: no stated access"));
+                continue;
+            };
+            let relative = with_fresh_ids(path);
+            match access {
+                Access::Public => {
+                    let status = call(&anonymous, method, &relative, operation);
+                    if status == 401 {
+                        wrong.push(format!(
+                            "{method} {path}: public, yet 401 without credentials"
+                        ));
+                    }
+                }
+                Access::Roles(allowed) => {
+                    for (role, client) in &clients {
+                        let status = call(client, method, &relative, operation);
+                        let named = allowed.contains(role);
+                        let role = role.as_str();
+                        if named {
+                            if status == 401 || status == 403 {
+                                wrong.push(format!(
+                                    "{method} {path}: {role} is named, yet got {status}"
+                                ));
+                            }
+                        } else if status != 403 {
+                            wrong.push(format!(
+                                "{method} {path}: {role} is not named, yet got {status}"
+                            ));
+                        }
+                    }
+                }
+            }
+            checked += 1;
+        }
+    }
+    assert!(
+        wrong.is_empty(),
+        "{} disagreements:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+    assert!(checked > 80, "only {checked} operations checked");
 }
 
 /// The limits the document states are the server's: the schema's boundary is

@@ -32,6 +32,10 @@ super::group![
 ];
 
 /// The kitchen's stations, in display order.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Every station in one page, inactive ones included; `is_default` marks the one that
+/// takes lines no active station claims.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Page<Station>), (status = 403, body = Problem)))]
 #[get("/kitchen/stations")]
 async fn list_stations(caller: Can<perm::KitchenRead>) -> Result<Reply, ApiError> {
@@ -46,6 +50,11 @@ async fn list_stations(caller: Can<perm::KitchenRead>) -> Result<Reply, ApiError
 }
 
 /// Add a station; lines go to the station their menu item names.
+///
+/// Roles: owner, manager.
+/// `kind: expo` sees every station's tickets instead of cooking its own. Tickets show as
+/// running late after `warn_after_minutes` (default 8) and late after
+/// `late_after_minutes` (default 15).
 #[utoipa::path(tag = "Kitchen", request_body = NewStation, responses(
     (status = 201, body = Station), (status = 409, body = Problem, description = "Codes: `already_exists` (a station of that name)"), (status = 422, body = Problem)))]
 #[post("/kitchen/stations", data = "<body>")]
@@ -59,6 +68,9 @@ async fn create_station(
 }
 
 /// A station.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Inactive stations answer too.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Station), (status = 404, body = Problem)))]
 #[get("/kitchen/stations/<id>")]
 async fn get_station(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, ApiError> {
@@ -69,6 +81,9 @@ async fn get_station(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, 
 }
 
 /// Change a station; `active: false` stops sending it lines.
+///
+/// Roles: owner, manager.
+/// Absent fields keep their value; tickets already sent stay where they are.
 #[utoipa::path(tag = "Kitchen", request_body = StationPatch, responses(
     (status = 200, body = Station), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/kitchen/stations/<id>", data = "<body>")]
@@ -84,6 +99,10 @@ async fn update_station(
 }
 
 /// Delete a station that never had a ticket.
+///
+/// Roles: owner, manager.
+/// Refused with 409 `station_in_use` for the default station, one that had tickets, or
+/// one menu items or categories send lines to; switch it off instead.
 #[utoipa::path(tag = "Kitchen", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `station_in_use` (the default station, one with tickets, or one menu items or categories point at; the detail says which)")))]
 #[delete("/kitchen/stations/<id>")]
@@ -107,6 +126,10 @@ fn station_filter(station_id: Option<&str>) -> Result<Option<String>, ApiError> 
 
 /// The board, oldest first: open tickets and cancelled ones not yet acknowledged,
 /// or those of one `status`. An expo station sees every station's tickets.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// `station_id` shows one station's board. Each ticket carries its items,
+/// `elapsed_seconds` and `version` (the higher of two views is newer).
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Page<Ticket>), (status = 422, body = Problem)))]
 #[get("/kitchen/tickets?<station_id>&<status>&<limit>&<cursor>")]
 async fn list_tickets(
@@ -133,6 +156,9 @@ async fn list_tickets(
 }
 
 /// A ticket with its items.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Each item shows its state and any quantity voided since it was sent.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem)))]
 #[get("/kitchen/tickets/<id>")]
 async fn get_ticket(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, ApiError> {
@@ -144,6 +170,9 @@ async fn get_ticket(caller: Can<perm::KitchenRead>, id: &str) -> Result<Reply, A
 }
 
 /// A cook starts the ticket: its queued items are cooking.
+///
+/// Roles: owner, manager, kitchen.
+/// Emits `kitchen.ticket.updated` (sent to webhook endpoints that subscribe to it).
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not open. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/start")]
 async fn start_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
@@ -151,6 +180,11 @@ async fn start_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply,
 }
 
 /// The ticket is done; the order becomes ready when all its tickets are.
+///
+/// Roles: owner, manager, kitchen.
+/// Every item becomes ready. Emits `kitchen.ticket.bumped`; when the order's last open
+/// ticket is bumped and `kitchen_auto_ready` is on, the order becomes `ready`
+/// (`order.updated`).
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not open. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/bump")]
 async fn bump_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
@@ -158,6 +192,9 @@ async fn bump_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, 
 }
 
 /// Bring a bumped ticket back to the board.
+///
+/// Roles: owner, manager, kitchen.
+/// The order's status does not move back. Emits `kitchen.ticket.updated`.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not done. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/recall")]
 async fn recall_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
@@ -165,6 +202,9 @@ async fn recall_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply
 }
 
 /// A cook saw the cancellation: the ticket leaves the board.
+///
+/// Roles: owner, manager, kitchen.
+/// Only for tickets of cancelled orders. Emits `kitchen.ticket.updated`.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "The ticket is not cancelled, or already acknowledged. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/acknowledge")]
 async fn acknowledge_ticket(caller: Can<perm::KitchenWork>, id: &str) -> Result<Reply, ApiError> {
@@ -195,6 +235,9 @@ async fn move_item(
 }
 
 /// The item is cooking.
+///
+/// Roles: owner, manager, kitchen.
+/// Starts the ticket's clock if it had not started. Emits `kitchen.ticket.updated`.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem, description = "The ticket is closed or the item cannot move there. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/items/<line_id>/start")]
 async fn start_item(
@@ -206,6 +249,9 @@ async fn start_item(
 }
 
 /// The item is ready.
+///
+/// Roles: owner, manager, kitchen.
+/// The ticket stays on the board until it is bumped. Emits `kitchen.ticket.updated`.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = Ticket), (status = 404, body = Problem), (status = 409, body = Problem, description = "The ticket is closed or the item cannot move there. Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/kitchen/tickets/<id>/items/<line_id>/ready")]
 async fn ready_item(
@@ -217,6 +263,10 @@ async fn ready_item(
 }
 
 /// How many of each item, by modifiers, are still to cook on the open tickets.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// `station_id` counts one station's tickets; an expo station, or none, counts every
+/// station's.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = AllDay), (status = 422, body = Problem)))]
 #[get("/kitchen/all-day?<station_id>")]
 async fn all_day(
@@ -230,6 +280,10 @@ async fn all_day(
 }
 
 /// Ticket times per station, for tickets bumped between `from` and `to`.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Per station: tickets, average and 90th percentile seconds from ticket to bump. Without
+/// `from` and `to` every bumped ticket counts.
 #[utoipa::path(tag = "Kitchen", responses((status = 200, body = KitchenStats), (status = 422, body = Problem)))]
 #[get("/kitchen/stats?<from>&<to>")]
 async fn kitchen_stats(

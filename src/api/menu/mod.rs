@@ -26,6 +26,10 @@ super::group![
 ];
 
 /// List menu categories.
+///
+/// Roles: any signed-in role.
+/// Archived categories are left out; the list is in the order they were created, not by
+/// `position`.
 #[utoipa::path(tag = "Menu", responses(
     (status = 200, body = Page<Category>), (status = 401, body = Problem)))]
 #[get("/menu/categories?<limit>&<cursor>")]
@@ -45,6 +49,10 @@ async fn list_categories(
 }
 
 /// Create a menu category.
+///
+/// Roles: owner, manager.
+/// Its `station_id` sends its items' lines to that kitchen station unless an item names
+/// its own. No webhook event.
 #[utoipa::path(tag = "Menu", request_body = NewCategory, responses(
     (status = 201, body = Category), (status = 409, body = Problem, description = "Codes: `already_exists` (a live category of that name)"), (status = 422, body = Problem)))]
 #[post("/menu/categories", data = "<body>")]
@@ -61,6 +69,9 @@ async fn create_category(
 }
 
 /// Get a menu category.
+///
+/// Roles: any signed-in role.
+/// An archived (deleted) category answers 404.
 #[utoipa::path(tag = "Menu", responses((status = 200, body = Category), (status = 404, body = Problem)))]
 #[get("/menu/categories/<id>")]
 async fn get_category(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, ApiError> {
@@ -71,6 +82,10 @@ async fn get_category(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, Ap
 }
 
 /// Rename or reorder a menu category, or change the station its items cook at.
+///
+/// Roles: owner, manager.
+/// Absent fields keep their value; `station_id: null` clears the station. Lines already
+/// ordered keep the station they went to.
 #[utoipa::path(tag = "Menu", request_body = CategoryPatch, responses(
     (status = 200, body = Category), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/categories/<id>", data = "<body>")]
@@ -92,6 +107,10 @@ async fn update_category(
 }
 
 /// Delete (archive) an empty menu category.
+///
+/// Roles: owner, manager.
+/// Refused with 409 `category_not_empty` while it holds live items; move or delete them
+/// first. Afterwards the category answers 404.
 #[utoipa::path(tag = "Menu", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `category_not_empty`")))]
 #[delete("/menu/categories/<id>")]
@@ -115,6 +134,10 @@ fn parse_bool(field: &str, value: Option<&str>) -> Result<Option<bool>, ApiError
 }
 
 /// List live menu items, optionally of one category or by availability.
+///
+/// Roles: any signed-in role.
+/// Archived items are left out; `available=false` lists the items taken off sale. In the
+/// order they were created.
 #[utoipa::path(tag = "Menu", responses((status = 200, body = Page<MenuItem>), (status = 422, body = Problem)))]
 #[get("/menu/items?<category_id>&<available>&<limit>&<cursor>")]
 async fn list_items(
@@ -148,6 +171,10 @@ async fn list_items(
 }
 
 /// Create a menu item.
+///
+/// Roles: owner, manager.
+/// The price has at most the currency's minor-unit digits; `station_id` overrides the
+/// category's station. No webhook event.
 #[utoipa::path(tag = "Menu", request_body = NewMenuItem, responses(
     (status = 201, body = MenuItem), (status = 422, body = Problem)))]
 #[post("/menu/items", data = "<body>")]
@@ -167,6 +194,9 @@ async fn create_item(
 }
 
 /// Get a menu item, archived ones included.
+///
+/// Roles: any signed-in role.
+/// A deleted item shows `archived_at` and `available: false`.
 #[utoipa::path(tag = "Menu", responses((status = 200, body = MenuItem), (status = 404, body = Problem)))]
 #[get("/menu/items/<id>")]
 async fn get_menu_item(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, ApiError> {
@@ -180,6 +210,10 @@ async fn get_menu_item(caller: Can<perm::MenuRead>, id: &str) -> Result<Reply, A
 }
 
 /// Change a menu item. Orders already placed keep the prices they were taken at.
+///
+/// Roles: owner, manager.
+/// Absent fields keep their value; `modifiers` replaces the whole list. A deleted item
+/// answers 404.
 #[utoipa::path(tag = "Menu", request_body = MenuItemPatch, responses(
     (status = 200, body = MenuItem), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/menu/items/<id>", data = "<body>")]
@@ -205,6 +239,9 @@ async fn update_item(
 }
 
 /// Delete a menu item: it is archived, and past orders keep their lines.
+///
+/// Roles: owner, manager.
+/// It leaves the lists and can no longer be ordered; a second delete answers 404.
 #[utoipa::path(tag = "Menu", responses((status = 204), (status = 404, body = Problem)))]
 #[delete("/menu/items/<id>")]
 async fn delete_item(caller: Can<perm::MenuWrite>, id: &str) -> Result<Reply, ApiError> {

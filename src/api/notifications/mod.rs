@@ -18,6 +18,10 @@ pub struct Summary {
 }
 
 /// What needs attention.
+///
+/// Roles: owner, manager.
+/// Today only `failed_deliveries`: webhook deliveries that gave up; retry them with
+/// `POST /webhooks/deliveries/{event_id}/retry`.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {

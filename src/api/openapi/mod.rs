@@ -58,6 +58,10 @@ pub fn document() -> serde_json::Value {
 }
 
 /// This document.
+///
+/// Public: no sign-in.
+/// Every path is written in full (`/api/v1/...`); the same document is browsable at
+/// `/api/v1/docs/`.
 #[utoipa::path(tag = "OpenAPI", security(()), responses((status = 200, body = Object, description = "The OpenAPI document")))]
 #[get("/openapi.json")]
 async fn openapi_json() -> Result<Reply, ApiError> {

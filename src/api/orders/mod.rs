@@ -47,6 +47,10 @@ where
 }
 
 /// List orders, newest first.
+///
+/// Roles: any signed-in role.
+/// Each order comes whole, lines and totals included. `from` and `to` bound the creation
+/// time; `status`, `order_type` and `table_id` filter.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Order>), (status = 422, body = Problem)))]
 #[get("/orders?<status>&<order_type>&<table_id>&<from>&<to>&<limit>&<cursor>")]
 #[allow(clippy::too_many_arguments)]
@@ -79,6 +83,11 @@ async fn list_orders(
 }
 
 /// Create an order. Prices are taken from the menu now and kept with the lines.
+///
+/// Roles: owner, manager, cashier, server.
+/// The order starts `pending`; its lines go to the kitchen once it moves on. Emits
+/// `order.created`. Takes `Idempotency-Key`: a repeat by the same caller within 24 h
+/// returns the first answer and creates nothing.
 #[utoipa::path(tag = "Orders", request_body(content = NewOrder, example = json!({
     "order_type": "dine_in", "table_id": "01890a5d-ac96-774b-bcce-b302099a8057",
     "items": [
@@ -103,6 +112,9 @@ async fn create_order(
 }
 
 /// Get an order with its lines and totals.
+///
+/// Roles: any signed-in role.
+/// `balance_due` is what is left to pay; amounts are decimals in the business's currency.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Order), (status = 404, body = Problem)))]
 #[get("/orders/<id>")]
 async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
@@ -116,6 +128,10 @@ async fn get_order(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, Api
 }
 
 /// Change an open order's notes, table or customer.
+///
+/// Roles: owner, manager, cashier, server.
+/// Absent fields keep their value; `null` clears one. Emits `order.updated` when
+/// something changed.
 #[utoipa::path(tag = "Orders", request_body = OrderPatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`")))]
 #[patch("/orders/<id>", data = "<body>")]
@@ -129,6 +145,10 @@ async fn update_order(
 }
 
 /// Add lines to an open order.
+///
+/// Roles: owner, manager, cashier, server.
+/// Prices and stations come from the menu now. On an order already in the kitchen the new
+/// lines go out on new tickets (`kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = NewLines, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Codes: `order_closed`"), (status = 422, body = Problem)))]
 #[post("/orders/<id>/items", data = "<body>")]
@@ -142,6 +162,11 @@ async fn add_items(
 }
 
 /// Change a line's quantity or notes.
+///
+/// Roles: owner, manager, cashier, server.
+/// Refused when the total would fall below what is already paid. On an order in the
+/// kitchen its tickets follow the new quantity (`kitchen.ticket.updated` or
+/// `kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = LinePatch, responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[patch("/orders/<id>/items/<item_id>", data = "<body>")]
@@ -160,6 +185,10 @@ async fn update_item(
 }
 
 /// Remove a line from an open order.
+///
+/// Roles: owner, manager, cashier, server.
+/// Refused when the total would fall below what is already paid; the line is voided on
+/// its kitchen tickets (`kitchen.ticket.updated`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", responses(
     (status = 200, body = Order), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `order_closed`, `total_below_paid`")))]
 #[delete("/orders/<id>/items/<item_id>")]
@@ -175,6 +204,13 @@ async fn delete_item(
 
 /// Move an order forward: pending, confirmed, preparing, ready, served, completed.
 /// Completing needs the order fully paid. Kitchen staff may set preparing and ready.
+///
+/// Roles: owner, manager, cashier, server, kitchen.
+/// Kitchen may only set `preparing` and `ready`, and `cancelled` needs a role that may
+/// cancel (owner, manager, cashier); others get 403. Moves only go forward and may skip
+/// steps; leaving `pending` sends the lines to the kitchen (`kitchen.ticket.created`).
+/// Emits `order.completed` on completion, `order.cancelled` on cancellation, otherwise
+/// `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = StatusChange, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Illegal move, a balance still due, or cancelling a paid order (use `POST /orders/{id}/cancel` with `refund_payments`). Codes: `illegal_transition` (names `current_status`), `balance_due`, `has_payments` (names `refundable`)")))]
 #[post("/orders/<id>/status", data = "<body>")]
@@ -193,6 +229,10 @@ async fn change_status(
 }
 
 /// Send a held course, and those before it, to the kitchen.
+///
+/// Roles: owner, manager, cashier, server.
+/// Only for a confirmed order created with `hold_courses`. The fired lines go out on
+/// kitchen tickets (`kitchen.ticket.created`). Emits `order.updated`.
 #[utoipa::path(tag = "Orders", request_body = FireCourse, responses(
     (status = 200, body = Order), (status = 409, body = Problem, description = "Not confirmed yet, nothing held, or already fired. Codes: `order_not_fired`, `no_course_held`, `course_already_fired`"),
     (status = 422, body = Problem)))]
@@ -208,6 +248,13 @@ async fn fire_course(
 }
 
 /// Cancel an order that is not yet completed. The body is optional.
+///
+/// Roles: owner, manager, cashier.
+/// The optional `reason` is kept with the order. Its tickets still in the kitchen show as
+/// cancelled until a cook acknowledges them (`kitchen.ticket.updated`). Emits
+/// `order.cancelled`. An order with payments needs `refund_payments: true`, which
+/// only owners and managers may send: each payment and its tip is refunded by its
+/// own method. A split order's open checks are cancelled with it.
 #[utoipa::path(tag = "Orders", request_body(content = Option<Cancellation>), responses(
     (status = 200, body = Order), (status = 403, body = Problem, description = "Refunding payments needs an owner or manager. Codes: `permission_denied`"),
     (status = 409, body = Problem, description = "Closed already, or paid and `refund_payments` not set. Codes: `illegal_transition` (names `current_status`), `has_payments` (names `refundable`)")))]
@@ -232,6 +279,11 @@ async fn cancel_order(
 }
 
 /// Give money back on a completed order: units of its lines, an amount, or all.
+///
+/// Roles: owner, manager.
+/// The refund is recorded as a payment with a negative amount and its reason; the
+/// order's `refunded_amount` grows and `paid_amount` stays. Emits `order.updated`.
+/// Takes `Idempotency-Key`.
 #[utoipa::path(tag = "Orders", request_body(content = NewRefund, example = json!({
     "lines": [{"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8e9f", "quantity": 1}],
     "reason": "cold dish", "method": "card"})),
@@ -261,6 +313,11 @@ async fn refund_order(
 }
 
 /// Take a payment. Cash above the balance returns change; card above it is refused.
+///
+/// Roles: owner, manager, cashier, server.
+/// Answers with the payment, the change due and the order; completing the order is a
+/// separate status change. Emits `order.updated`. Takes `Idempotency-Key`: a repeat by
+/// the same caller within 24 h returns the first answer and creates nothing.
 #[utoipa::path(tag = "Orders", request_body(content = NewPayment, example = json!({
     "method": "cash", "amount": 50.00, "tip": 5.00})),
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
@@ -288,6 +345,9 @@ async fn add_payment(
 }
 
 /// Payments of an order, oldest first.
+///
+/// Roles: any signed-in role.
+/// Every payment in one page; `next_cursor` is always null.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Page<Payment>), (status = 404, body = Problem)))]
 #[get("/orders/<id>/payments")]
 async fn list_payments(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
@@ -304,6 +364,10 @@ async fn list_payments(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply,
 }
 
 /// The order's receipt as it stands, to print or reprint.
+///
+/// Roles: any signed-in role.
+/// Lines, taxes by rate, every payment and refund, tips and change, as
+/// `POST /pos/checkout` answers it. Changes nothing.
 #[utoipa::path(tag = "Orders", responses((status = 200, body = Receipt), (status = 404, body = Problem)))]
 #[get("/orders/<id>/receipt")]
 async fn get_receipt(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, ApiError> {
@@ -318,6 +382,11 @@ async fn get_receipt(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, A
 }
 
 /// Split the bill into checks, each an order paid and completed on its own.
+///
+/// Roles: owner, manager, cashier, server.
+/// The checks add up to the order to the cent; the order completes when its last
+/// check does. Emits `order.created` for each check and `order.updated` for the order;
+/// the kitchen gets nothing new.
 #[utoipa::path(tag = "Orders", request_body(content = Split, example = json!({
     "by": "items", "parts": [
         [{"line_id": "0192f7a4-5b1c-7d2e-9f30-4a5b6c7d8e9f", "quantity": 1}],

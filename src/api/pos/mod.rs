@@ -19,6 +19,10 @@ use model::*;
 super::group![pos_seatmap, pos_checkout];
 
 /// Every floor's tables with state, party and open order totals, compactly.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// The same state as `GET /tables/seatmap` in a smaller shape, for terminals that poll
+/// it.
 #[utoipa::path(tag = "POS", responses((status = 200, body = PosSeatmap), (status = 403, body = Problem)))]
 #[get("/pos/seatmap")]
 async fn pos_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
@@ -29,6 +33,11 @@ async fn pos_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
 }
 
 /// Settle an order at the counter: take its tenders and complete it, or change nothing.
+///
+/// Roles: owner, manager, cashier, server.
+/// A new order is placed (`order.created`), a pending one confirmed so its tickets
+/// go to the kitchen, each tender emits `order.updated` and completion
+/// `order.completed`. `Idempotency-Key` is required.
 #[utoipa::path(tag = "POS", request_body(content = Checkout, example = json!({
     "order": {"order_type": "takeaway", "items": [{"menu_item_id": "01890a5d-ac96-774b-bcce-b302099a8058", "quantity": 2}]},
     "tenders": [{"method": "card", "amount": 20.00, "reference": "auth-1"}, {"method": "cash", "amount": 10.00}]})),

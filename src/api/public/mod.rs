@@ -81,6 +81,10 @@ async fn tenant(app: &Arc<App>, slug: &str) -> Result<Arc<TenantDb>, ApiError> {
 }
 
 /// A queue ticket's status, position and estimated wait; nothing else.
+///
+/// Public: no sign-in.
+/// The token is the `tracking_token` given when the ticket was created. Limited per
+/// client address (429 with `Retry-After`).
 #[utoipa::path(tag = "Queue", security(()), responses(
     (status = 200, body = crate::domain::dining::queue::PublicTicket), (status = 404, body = Problem), (status = 429, body = Problem)))]
 #[get("/public/<tenant_slug>/queue/<ticket_token>")]
@@ -97,6 +101,10 @@ async fn track_ticket(
 }
 
 /// Bookable slots of a local day for a party.
+///
+/// Public: no sign-in.
+/// `date` and `party_size` are both required. Limited per client address (429 with
+/// `Retry-After`).
 #[utoipa::path(tag = "Reservations", security(()), responses(
     (status = 200, body = Availability), (status = 404, body = Problem), (status = 422, body = Problem),
     (status = 429, body = Problem)))]
@@ -119,6 +127,11 @@ async fn public_availability(
 
 /// Book a table: pending until the restaurant confirms, or confirmed at once when
 /// it confirms automatically.
+///
+/// Public: no sign-in.
+/// Answers only the id, status, party size and time. Emits `reservation.created`, then
+/// `reservation.confirmed` when confirmed at once. Limited per client address (429 with
+/// `Retry-After`).
 #[utoipa::path(tag = "Reservations", security(()), request_body = CustomerBooking, responses(
     (status = 201, body = BookingReceipt), (status = 404, body = Problem), (status = 409, body = Problem, description = "The slot is full. Codes: `slot_full`"),
     (status = 422, body = Problem), (status = 429, body = Problem)))]

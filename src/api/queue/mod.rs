@@ -25,6 +25,10 @@ super::group![
 
 /// Tickets oldest first with live positions and estimates; by default the
 /// parties still waiting or called.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// `status` lists the tickets of that one status instead. Positions and estimates are
+/// computed at the time of the call.
 #[utoipa::path(tag = "Queue", responses((status = 200, body = Page<Ticket>), (status = 422, body = Problem)))]
 #[get("/queue?<status>&<limit>&<cursor>")]
 async fn list_tickets(
@@ -47,6 +51,11 @@ async fn list_tickets(
 
 /// Add a party to the waitlist; the answer carries its number, position, quoted
 /// wait and the tracking token for the guest.
+///
+/// Roles: owner, manager, host.
+/// The tracking token appears only in this answer. No webhook event. Takes
+/// `Idempotency-Key`: a repeat by the same caller within 24 h returns the first answer
+/// and creates nothing.
 #[utoipa::path(tag = "Queue", request_body = NewTicket,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = Ticket), (status = 422, body = Problem)))]
@@ -67,6 +76,9 @@ async fn add_ticket(
 }
 
 /// A ticket with its live position and estimate.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// The tracking token is not shown again.
 #[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 404, body = Problem)))]
 #[get("/queue/<id>")]
 async fn get_ticket(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
@@ -95,6 +107,9 @@ async fn change(
 }
 
 /// Call a waiting party to the desk.
+///
+/// Roles: owner, manager, host.
+/// Only a waiting ticket can be called. No webhook event.
 #[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/call")]
 async fn call_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {
@@ -102,6 +117,10 @@ async fn call_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, A
 }
 
 /// Seat a waiting or called party at free tables: opens a session for it.
+///
+/// Roles: owner, manager, host.
+/// Answers with the new session, linked to the ticket and to its reservation if it has
+/// one; the ticket becomes `seated`. Emits `session.created`.
 #[utoipa::path(tag = "Queue", request_body = SeatTicket, responses(
     (status = 201, body = crate::domain::dining::sessions::Session), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/queue/<id>/seat", data = "<body>")]
@@ -126,6 +145,9 @@ async fn seat(
 }
 
 /// The party gave up waiting.
+///
+/// Roles: owner, manager, host.
+/// For a waiting or called ticket. No webhook event.
 #[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/cancel")]
 async fn cancel_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {
@@ -133,6 +155,9 @@ async fn cancel_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply,
 }
 
 /// The called party did not come.
+///
+/// Roles: owner, manager, host.
+/// For a waiting or called ticket. No webhook event.
 #[utoipa::path(tag = "Queue", responses((status = 200, body = Ticket), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/queue/<id>/no-show")]
 async fn no_show_ticket(caller: Can<perm::QueueWrite>, id: &str) -> Result<Reply, ApiError> {

@@ -51,6 +51,10 @@ pub fn availability_query(
 }
 
 /// The weekly booking rules.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Per weekday: the booking windows, slot length, covers per slot, largest party and how
+/// long a booking keeps its table.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = TimeSlotRules)))]
 #[get("/reservations/time-slots")]
 async fn get_time_slots(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
@@ -60,6 +64,10 @@ async fn get_time_slots(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError
 }
 
 /// Replace the weekly booking rules; weekdays left out take no bookings.
+///
+/// Roles: owner, manager.
+/// Bookings already made are kept. Staff may still book outside the rules with
+/// `outside_rules`.
 #[utoipa::path(tag = "Reservations", request_body = TimeSlotRules, responses(
     (status = 200, body = TimeSlotRules), (status = 403, body = Problem), (status = 422, body = Problem)))]
 #[put("/reservations/time-slots", data = "<body>")]
@@ -73,6 +81,9 @@ async fn put_time_slots(
 }
 
 /// Bookable slots of a local day for a party, after the covers already booked.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// `date` and `party_size` are both required; times are in the business's time zone.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Availability), (status = 422, body = Problem)))]
 #[get("/reservations/availability?<date>&<party_size>")]
 async fn get_availability(
@@ -88,6 +99,9 @@ async fn get_availability(
 }
 
 /// Reservations by start time, optionally of one local day and status.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// `date` is a local day (`YYYY-MM-DD`) in the business's time zone; `status` filters.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Page<Reservation>), (status = 422, body = Problem)))]
 #[get("/reservations?<date>&<status>&<limit>&<cursor>")]
 async fn list_reservations(
@@ -118,6 +132,12 @@ async fn list_reservations(
 }
 
 /// Book a table for a guest.
+///
+/// Roles: owner, manager, host.
+/// Pending until confirmed, or confirmed at once when the business confirms
+/// automatically. Emits `reservation.created`, then `reservation.confirmed` when
+/// confirmed at once. Takes `Idempotency-Key`: a repeat by the same caller within 24 h
+/// returns the first answer and creates nothing.
 #[utoipa::path(tag = "Reservations", request_body(content = NewReservation, example = json!({
     "name": "Ada Lovelace", "phone": "+1 555 0100", "email": "ada@example.com",
     "party_size": 4, "starts_at": "2030-06-01T19:00:00Z", "notes": "Window seat if possible"})),
@@ -140,6 +160,9 @@ async fn create(
 }
 
 /// A reservation.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Once checked in it names its queue ticket or its session.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 404, body = Problem)))]
 #[get("/reservations/<id>")]
 async fn get_reservation(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
@@ -150,6 +173,9 @@ async fn get_reservation(caller: Can<perm::DiningRead>, id: &str) -> Result<Repl
 }
 
 /// Change a pending or confirmed reservation; a new time or size is re-checked.
+///
+/// Roles: owner, manager, host.
+/// Absent fields keep their value. No webhook event.
 #[utoipa::path(tag = "Reservations", request_body = ReservationPatch, responses(
     (status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `reservation_closed`, `slot_full`"), (status = 422, body = Problem)))]
 #[patch("/reservations/<id>", data = "<body>")]
@@ -176,6 +202,10 @@ async fn change(
 }
 
 /// Confirm a pending reservation.
+///
+/// Roles: owner, manager, host.
+/// From now on it becomes a no-show if the party has not come within the grace window
+/// after its start. Emits `reservation.confirmed`.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/confirm")]
 async fn confirm(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {
@@ -183,6 +213,10 @@ async fn confirm(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply
 }
 
 /// Cancel on behalf of the customer or the restaurant.
+///
+/// Roles: owner, manager, host.
+/// `by` (customer or staff) and the optional `reason` are kept with it. Emits
+/// `reservation.cancelled`.
 #[utoipa::path(tag = "Reservations", request_body = Cancellation, responses(
     (status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/cancel", data = "<body>")]
@@ -198,6 +232,10 @@ async fn cancel(
 }
 
 /// The party arrived: queue it (a ticket) or seat it (a session).
+///
+/// Roles: owner, manager, host.
+/// `mode: seat` opens a session at the given or held tables (`session.created`);
+/// `mode: queue` adds a linked waitlist ticket. Emits `reservation.checked_in`.
 #[utoipa::path(tag = "Reservations", request_body = CheckIn, responses(
     (status = 200, body = CheckInResult), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/reservations/<id>/check-in", data = "<body>")]
@@ -213,6 +251,9 @@ async fn check_in(
 }
 
 /// Mark a checked-in reservation completed after the visit.
+///
+/// Roles: owner, manager, host.
+/// Closing its session does this too. Emits `reservation.completed`.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/complete")]
 async fn complete(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {
@@ -220,6 +261,10 @@ async fn complete(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Repl
 }
 
 /// The party did not come.
+///
+/// Roles: owner, manager, host.
+/// The server also does this by itself once a confirmed booking's grace window has
+/// passed. Emits `reservation.no_show`.
 #[utoipa::path(tag = "Reservations", responses((status = 200, body = Reservation), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`)")))]
 #[post("/reservations/<id>/no-show")]
 async fn no_show(caller: Can<perm::ReservationsWrite>, id: &str) -> Result<Reply, ApiError> {

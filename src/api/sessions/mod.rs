@@ -21,6 +21,10 @@ super::group![
 ];
 
 /// Sessions, newest first, optionally by status.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Each session with its tables, its orders and the queue ticket or reservation that
+/// brought the party in.
 #[utoipa::path(tag = "Sessions", responses((status = 200, body = Page<Session>), (status = 422, body = Problem)))]
 #[get("/sessions?<status>&<limit>&<cursor>")]
 async fn list_sessions(
@@ -41,6 +45,11 @@ async fn list_sessions(
 }
 
 /// Seat a party at free tables, optionally from a queue ticket or a reservation.
+///
+/// Roles: owner, manager, server, host.
+/// A named queue ticket becomes seated, and a named confirmed reservation is checked in
+/// (`reservation.checked_in`). Emits `session.created`. Takes `Idempotency-Key`: a repeat
+/// by the same caller within 24 h returns the first answer and creates nothing.
 #[utoipa::path(tag = "Sessions", request_body = NewSession,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied, or the queue ticket or reservation cannot be seated in its state. Codes: `table_occupied`, `illegal_transition` (names `current_status`)"),
@@ -67,6 +76,9 @@ async fn create_session(
 }
 
 /// A session with its tables, links and orders.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Closed sessions answer too, with the tables they last held.
 #[utoipa::path(tag = "Sessions", responses((status = 200, body = Session), (status = 404, body = Problem)))]
 #[get("/sessions/<id>")]
 async fn get_session(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
@@ -77,6 +89,10 @@ async fn get_session(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, A
 }
 
 /// Move the party to other free tables.
+///
+/// Roles: owner, manager, server, host.
+/// Tables the session already holds count as free. Its open orders follow to the first
+/// new table, each emitting `order.updated`.
 #[utoipa::path(tag = "Sessions", request_body = Move, responses(
     (status = 200, body = Session), (status = 409, body = Problem, description = "Codes: `illegal_transition` (names `current_status`), `table_occupied`"), (status = 422, body = Problem)))]
 #[post("/sessions/<id>/move", data = "<body>")]
@@ -93,6 +109,11 @@ async fn move_session(
 
 /// Close the session and release its tables; refused while orders are unpaid
 /// unless a manager sends `{"force": true}`. The body is optional.
+///
+/// Roles: owner, manager, server, host.
+/// `{"force": true}` closes it despite unpaid orders and needs owner or manager; other
+/// roles get 403. Emits `session.closed`; the linked queue ticket is completed and a
+/// checked-in reservation too (`reservation.completed`).
 #[utoipa::path(tag = "Sessions", request_body(content = Option<Close>), responses(
     (status = 200, body = Session), (status = 403, body = Problem),
     (status = 409, body = Problem, description = "Already closed, or unpaid orders. Codes: `illegal_transition` (names `current_status`), `unpaid_orders`")))]

@@ -11,6 +11,10 @@ use crate::error::{ApiError, Problem};
 super::group![get_settings, update_settings,];
 
 /// The tenant's settings.
+///
+/// Roles: any signed-in role.
+/// `currency` is fixed when the business is created; `timezone` and
+/// `business_day_start_hour` decide local days and the business day.
 #[utoipa::path(tag = "Settings", responses((status = 200, body = Settings), (status = 401, body = Problem)))]
 #[get("/settings")]
 async fn get_settings(caller: Can<perm::SettingsRead>) -> Result<Reply, ApiError> {
@@ -20,6 +24,9 @@ async fn get_settings(caller: Can<perm::SettingsRead>) -> Result<Reply, ApiError
 }
 
 /// Change settings; absent fields keep their value.
+///
+/// Roles: owner, manager.
+/// `currency` cannot change. No webhook event.
 #[utoipa::path(tag = "Settings", request_body = SettingsPatch, responses(
     (status = 200, body = Settings), (status = 403, body = Problem), (status = 422, body = Problem)))]
 #[patch("/settings", data = "<body>")]

@@ -29,6 +29,9 @@ super::group![
 ];
 
 /// All floors, in display order.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Every floor in one page; `next_cursor` is always null.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Page<Floor>), (status = 403, body = Problem)))]
 #[get("/floors")]
 async fn list_floors(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
@@ -43,6 +46,9 @@ async fn list_floors(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {
 }
 
 /// Create a floor.
+///
+/// Roles: owner, manager.
+/// Floor names are unique in the business. No webhook event.
 #[utoipa::path(tag = "Tables", request_body = NewFloor, responses(
     (status = 201, body = Floor), (status = 409, body = Problem, description = "Codes: `already_exists` (a floor of that name)"), (status = 422, body = Problem)))]
 #[post("/floors", data = "<body>")]
@@ -56,6 +62,9 @@ async fn create_floor(
 }
 
 /// Get a floor.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Its tables are listed by `GET /tables?floor_id=`.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Floor), (status = 404, body = Problem)))]
 #[get("/floors/<id>")]
 async fn get_floor(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
@@ -66,6 +75,9 @@ async fn get_floor(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, Api
 }
 
 /// Rename or reorder a floor.
+///
+/// Roles: owner, manager.
+/// Absent fields keep their value. No webhook event.
 #[utoipa::path(tag = "Tables", request_body = FloorPatch, responses(
     (status = 200, body = Floor), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/floors/<id>", data = "<body>")]
@@ -81,6 +93,9 @@ async fn update_floor(
 }
 
 /// Delete an empty floor.
+///
+/// Roles: owner, manager.
+/// Refused with 409 `floor_not_empty` while any table is on it.
 #[utoipa::path(tag = "Tables", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `floor_not_empty`")))]
 #[delete("/floors/<id>")]
@@ -93,6 +108,10 @@ async fn delete_floor(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Rep
 }
 
 /// Save the positions of a floor's tables at once; tables not listed keep theirs.
+///
+/// Roles: owner, manager.
+/// Every table listed must be on this floor (422 otherwise). Answers with the floor's
+/// tables as they now are.
 #[utoipa::path(tag = "Tables", request_body = Layout, responses(
     (status = 200, body = Page<Table>), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[put("/floors/<id>/layout", data = "<body>")]
@@ -113,6 +132,10 @@ async fn save_layout(
 }
 
 /// All tables, optionally of one floor.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Every table in one page, with its floor, seats and position; the live state is in
+/// `GET /tables/seatmap`.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Page<Table>), (status = 403, body = Problem)))]
 #[get("/tables?<floor_id>")]
 async fn list_tables(
@@ -131,6 +154,9 @@ async fn list_tables(
 }
 
 /// Create a table; its name is unique in the tenant.
+///
+/// Roles: owner, manager.
+/// It shows on the seatmap as free at once. No webhook event.
 #[utoipa::path(tag = "Tables", request_body = NewTable, responses(
     (status = 201, body = Table), (status = 409, body = Problem, description = "Codes: `already_exists` (a table of that name)"), (status = 422, body = Problem)))]
 #[post("/tables", data = "<body>")]
@@ -144,6 +170,9 @@ async fn create_table(
 }
 
 /// Get a table.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Its configuration only; the live state is in `GET /tables/seatmap`.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Table), (status = 404, body = Problem)))]
 #[get("/tables/<id>")]
 async fn get_table(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, ApiError> {
@@ -154,6 +183,9 @@ async fn get_table(caller: Can<perm::DiningRead>, id: &str) -> Result<Reply, Api
 }
 
 /// Change a table; `active: false` takes it out of service.
+///
+/// Roles: owner, manager.
+/// Absent fields keep their value. A table out of service cannot be seated or booked.
 #[utoipa::path(tag = "Tables", request_body = TablePatch, responses(
     (status = 200, body = Table), (status = 404, body = Problem), (status = 422, body = Problem)))]
 #[patch("/tables/<id>", data = "<body>")]
@@ -169,6 +201,10 @@ async fn update_table(
 }
 
 /// Delete a table that has never been used.
+///
+/// Roles: owner, manager.
+/// A table with orders or sessions in its history, or held by a pending or confirmed
+/// reservation, answers 409 `table_in_use`; take it out of service instead.
 #[utoipa::path(tag = "Tables", responses(
     (status = 204), (status = 404, body = Problem), (status = 409, body = Problem, description = "Codes: `table_in_use` (an open seating session)")))]
 #[delete("/tables/<id>")]
@@ -181,6 +217,10 @@ async fn delete_table(caller: Can<perm::FloorPlanWrite>, id: &str) -> Result<Rep
 }
 
 /// Every floor with its tables and their live state.
+///
+/// Roles: owner, manager, cashier, server, host.
+/// Each table's `state` is `free`, `occupied` (with its session), `reserved_soon` (a
+/// booking starts within the hold window) or `out_of_service`.
 #[utoipa::path(tag = "Tables", responses((status = 200, body = Seatmap), (status = 403, body = Problem)))]
 #[get("/tables/seatmap")]
 async fn get_seatmap(caller: Can<perm::DiningRead>) -> Result<Reply, ApiError> {

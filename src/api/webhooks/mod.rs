@@ -24,6 +24,9 @@ super::group![
 ];
 
 /// The webhook endpoint; the secret shows only as its last four characters.
+///
+/// Roles: owner, manager.
+/// Before one is set, `url` is null and `enabled` false; `events` lists what is sent.
 #[utoipa::path(tag = "Settings", responses((status = 200, body = WebhookEndpoint), (status = 403, body = Problem)))]
 #[get("/settings/webhook")]
 async fn get_endpoint(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiError> {
@@ -35,6 +38,11 @@ async fn get_endpoint(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiErr
 /// Set where events are sent and whether they are. The first call generates the
 /// signing secret and returns it, this once. Events committed while no endpoint is
 /// enabled wait and go out once one is.
+///
+/// Roles: owner, manager.
+/// Without `events` the current list stays, at first the contract's twelve;
+/// `kitchen.ticket.*` may be added. Deliveries carry `X-Service-Signature`, made with the
+/// secret.
 #[utoipa::path(tag = "Settings", request_body = EndpointInput, responses(
     (status = 200, body = WebhookEndpoint), (status = 422, body = Problem)))]
 #[put("/settings/webhook", data = "<body>")]
@@ -52,6 +60,10 @@ async fn put_endpoint(
 
 /// Replace the signing secret and return the new one, this once. The old secret
 /// signs nothing more, retries of earlier events included.
+///
+/// Roles: owner, manager.
+/// The URL, the switch and the event list stay as they are; give the receiver the new
+/// secret at once.
 #[utoipa::path(tag = "Settings", responses(
     (status = 200, body = WebhookEndpoint), (status = 409, body = Problem, description = "No endpoint set yet. Codes: `webhook_not_configured`")))]
 #[post("/settings/webhook/rotate-secret")]
@@ -62,6 +74,9 @@ async fn rotate_secret(caller: Can<perm::WebhooksManage>) -> Result<Reply, ApiEr
 }
 
 /// Deliveries newest first, with their attempts and the next attempt's time.
+///
+/// Roles: owner, manager.
+/// `status` is `pending`, `delivered` or `failed`.
 #[utoipa::path(tag = "Webhooks", responses((status = 200, body = Page<Delivery>), (status = 422, body = Problem)))]
 #[get("/webhooks/deliveries?<status>&<limit>&<cursor>")]
 async fn list_deliveries(
@@ -87,6 +102,9 @@ async fn list_deliveries(
 }
 
 /// One event's delivery with every attempt.
+///
+/// Roles: owner, manager.
+/// `event_id` is the envelope's `id` (`evt_…`).
 #[utoipa::path(tag = "Webhooks", responses((status = 200, body = Delivery), (status = 404, body = Problem)))]
 #[get("/webhooks/deliveries/<event_id>")]
 async fn get_delivery(
@@ -100,6 +118,9 @@ async fn get_delivery(
 }
 
 /// Send a pending or failed delivery now. A failed one gets a new 24 h of retries.
+///
+/// Roles: owner, manager.
+/// The same envelope, with the same event id, goes out again; no new event is made.
 #[utoipa::path(tag = "Webhooks", responses(
     (status = 200, body = Delivery), (status = 404, body = Problem),
     (status = 409, body = Problem, description = "Already delivered. Codes: `illegal_transition` (names `current_status`)")))]
@@ -115,6 +136,11 @@ async fn retry_delivery(
 }
 
 /// Queue a `webhook.test` event, delivered like any other.
+///
+/// Roles: owner, manager.
+/// Answers with the event's id, to follow in the deliveries. Emits `webhook.test`. Takes
+/// `Idempotency-Key`: a repeat by the same caller within 24 h returns the first answer
+/// and creates nothing.
 #[utoipa::path(tag = "Webhooks",
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
     responses((status = 202, body = TestEvent), (status = 409, body = Problem, description = "No endpoint set yet. Codes: `webhook_not_configured`")))]

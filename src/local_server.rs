@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use rocket::fairing::AdHoc;
 
+use crate::db::DataDirLock;
 use crate::{build_rocket, App, Config};
 
 pub struct LocalServer {
@@ -15,6 +16,8 @@ pub struct LocalServer {
     pub origin: String,
     shutdown: rocket::Shutdown,
     thread: Option<JoinHandle<()>>,
+    /// Released after the server's thread has ended (fields drop after `drop`).
+    _serving: DataDirLock,
 }
 
 /// Settings for a quiet server on a free loopback port over `data_dir`.
@@ -29,6 +32,7 @@ pub fn loopback_config(data_dir: &Path) -> Config {
 impl LocalServer {
     /// Opens the data dir and serves it; returns once the server listens.
     pub fn start(config: Config) -> Result<LocalServer, String> {
+        let serving = DataDirLock::acquire(&config.data_dir)?;
         let app = App::open(config)?;
         let (listening, port) = std::sync::mpsc::channel();
         let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", {
@@ -49,6 +53,7 @@ impl LocalServer {
             origin: format!("http://127.0.0.1:{port}"),
             shutdown,
             thread: Some(thread),
+            _serving: serving,
         })
     }
 }

@@ -6,6 +6,7 @@ use std::path::Path;
 
 use clap::Args;
 
+use crate::db::DataDirLock;
 use crate::{build_rocket, demo, App, Config};
 
 #[derive(Args, Clone)]
@@ -28,6 +29,8 @@ pub struct ServeArgs {
 }
 
 pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
+    // Held until the server stops: a restore refuses to replace files under it.
+    let _serving = DataDirLock::acquire(data_dir)?;
     let mut config = Config::new(data_dir.to_path_buf());
     config.address = args.address;
     config.port = args.port;

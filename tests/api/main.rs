@@ -5,6 +5,7 @@ mod receiver;
 
 mod architecture;
 mod auth;
+mod backup;
 mod browser;
 mod cli;
 mod clock;

@@ -9,20 +9,11 @@ use std::path::{Path, PathBuf};
 
 use chrono::{DateTime, Utc};
 
+use super::folders::folder_name;
 use super::manifest::{size_and_sha256, FileKind, Manifest, ManifestFile};
 use super::verify::tenant_path;
 use super::Progress;
 use crate::db::{copy_database, open_existing, sync_dir, Databases, TenantInfo};
-
-/// A backup folder's name: its start time, which sorts as the time does.
-pub fn folder_name(at: DateTime<Utc>) -> String {
-    at.format("%Y%m%dT%H%M%S%.3fZ").to_string()
-}
-
-/// Whether `name` is a backup folder's name.
-pub fn is_folder_name(name: &str) -> bool {
-    chrono::NaiveDateTime::parse_from_str(name, "%Y%m%dT%H%M%S%.3fZ").is_ok()
-}
 
 /// Backs up the registry and every tenant, or only `tenant`'s file, into a new
 /// folder under `root`; returns the folder and its manifest.

@@ -151,12 +151,13 @@ fn with_suffix(path: &Path, suffix: &str) -> PathBuf {
     PathBuf::from(name)
 }
 
-/// Restores one tenant from the backup in `backup` while the server runs.
+/// Restores one tenant from the backup in `backup` while the server runs;
+/// returns the backup's manifest and the tenant's file in it.
 pub fn restore_tenant_live(
     app: &App,
     tenant_id: Uuid,
     backup: &Path,
-) -> Result<ManifestFile, ApiError> {
+) -> Result<(Manifest, ManifestFile), ApiError> {
     let manifest = verify(backup, &Progress::hidden())
         .map_err(|e| ApiError::new(Status::UnprocessableEntity, "backup_damaged", e))?;
     let file = manifest.tenant(tenant_id).cloned().ok_or_else(|| {
@@ -180,5 +181,5 @@ pub fn restore_tenant_live(
     // The restored file has its own pending deliveries and deadlines.
     app.db.events().wake(tenant_id);
     app.scheduler.forget(tenant_id);
-    Ok(file)
+    Ok((manifest, file))
 }

@@ -3,6 +3,7 @@
 mod helpers;
 mod receiver;
 
+mod admin;
 mod architecture;
 mod auth;
 mod backup;

@@ -14,7 +14,7 @@ use rusqlite::{params, OptionalExtension};
 use scheduled_thread_pool::ScheduledThreadPool;
 use uuid::Uuid;
 
-use super::migrations::{self, Schema};
+use super::migrations::{self, PreUpgrade, Schema};
 use super::pool::{pool_for, Checkpoints};
 use super::{checkpoint, SqlitePool, TenantDb};
 use crate::error::ApiError;
@@ -90,7 +90,11 @@ impl Databases {
             let mut conn = registry
                 .get()
                 .map_err(|e| format!("cannot open registry.db: {e}"))?;
-            migrations::migrate(&mut conn, Schema::Registry)
+            let pre_upgrade = PreUpgrade {
+                dir: &pre_upgrade_dir(data_dir),
+                label: "registry",
+            };
+            migrations::migrate(&mut conn, Schema::Registry, Some(pre_upgrade))
                 .map_err(|e| format!("registry.db: {e}"))?;
         }
         let open = Arc::new(Mutex::new(HashMap::new()));
@@ -253,7 +257,11 @@ impl Databases {
         );
         {
             let mut conn = writer.get()?;
-            migrations::migrate(&mut conn, Schema::Tenant).map_err(|e| {
+            let pre_upgrade = PreUpgrade {
+                dir: &pre_upgrade_dir(&self.data_dir),
+                label: &info.slug,
+            };
+            migrations::migrate(&mut conn, Schema::Tenant, Some(pre_upgrade)).map_err(|e| {
                 log::error!("tenant {id}: {e}");
                 ApiError::new(
                     rocket::http::Status::ServiceUnavailable,
@@ -404,6 +412,11 @@ impl Databases {
             |r| r.get(0),
         )?)
     }
+}
+
+/// Where files are copied before an upgrade changes them.
+pub fn pre_upgrade_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("backups").join("pre-upgrade")
 }
 
 /// Takes out the least recently used tenant that nothing else holds; its

@@ -197,7 +197,7 @@ mod tests {
             .build(r2d2_sqlite::SqliteConnectionManager::file(dir.join("t.db")))
             .unwrap();
         let mut conn = writer.get().unwrap();
-        migrate(&mut conn, Schema::Tenant).unwrap();
+        migrate(&mut conn, Schema::Tenant, None).unwrap();
         conn.execute_batch(
             "CREATE TABLE notes (text TEXT NOT NULL); \
              CREATE TABLE parents (id INTEGER PRIMARY KEY); \

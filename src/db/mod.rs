@@ -30,7 +30,7 @@ mod pool;
 mod tenant;
 
 pub use copy::{copy_database, open_existing, sync_dir, sync_file};
-pub use databases::{Databases, TenantInfo, MAX_OPEN_TENANTS};
+pub use databases::{pre_upgrade_dir, Databases, TenantInfo, MAX_OPEN_TENANTS};
 pub use lock::DataDirLock;
 pub use outbox::{outbox_last_seq, outbox_since};
 pub use pool::SqlitePool;

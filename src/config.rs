@@ -28,6 +28,12 @@ pub struct Config {
     /// The most threads sending webhooks at once. Each serves one tenant at a time;
     /// they start when a tenant is due and none is free, and end when long idle.
     pub webhook_workers: usize,
+    /// Where the server backs itself up; no scheduled backups when `None`.
+    pub backup_dir: Option<PathBuf>,
+    /// How often the server backs itself up when `backup_dir` is set.
+    pub backup_every: Duration,
+    /// How many of the newest backups in `backup_dir` are kept.
+    pub backup_keep: usize,
 }
 
 impl Config {
@@ -44,6 +50,9 @@ impl Config {
             log: true,
             webhook_timeout: Duration::from_secs(10),
             webhook_workers: 64,
+            backup_dir: None,
+            backup_every: Duration::from_secs(24 * 3600),
+            backup_keep: 7,
         }
     }
 }

@@ -139,6 +139,12 @@ impl ApiError {
         )
     }
 
+    /// Tells the client how many seconds to wait before trying again.
+    pub fn with_retry_after(mut self, seconds: u64) -> Self {
+        self.extras().retry_after = Some(seconds);
+        self
+    }
+
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.extras().members.insert(key.to_string(), value.into());
         self

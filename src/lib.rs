@@ -5,6 +5,7 @@
 
 pub mod api;
 pub mod auth;
+pub mod backup;
 pub mod cli;
 pub mod config;
 pub mod db;
@@ -41,6 +42,8 @@ pub struct App {
     pub login_limiter: LoginLimiter,
     pub public_limiter: api::public::PublicLimiter,
     pub scheduler: scheduler::Scheduler,
+    /// The server's own backups: when, and how the last one went.
+    pub backups: backup::schedule::BackupSchedule,
     /// Where writes get their `now`.
     pub clock: time::Clock,
 }
@@ -62,6 +65,7 @@ impl App {
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),
+            backups: backup::schedule::BackupSchedule::new(&config),
             clock,
             db,
             config,
@@ -150,19 +154,39 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         ip_header: None,
         ..rocket::Config::default()
     };
-    // The scheduler runs while the server does, and stops with it.
+    // The scheduler and the scheduled backups run while the server does, and
+    // stop with it.
     let scheduler_thread = Arc::new(scheduler::Thread::default());
-    let (starter, stopper, scheduler_app) =
-        (scheduler_thread.clone(), scheduler_thread, app.clone());
+    let backup_thread = Arc::new(scheduler::Thread::default());
+    let (threads, stopping_threads, threads_app) = (
+        (scheduler_thread.clone(), backup_thread.clone()),
+        (scheduler_thread, backup_thread),
+        app.clone(),
+    );
     let dispatcher = Arc::new(Mutex::new(None::<Dispatcher>));
     let stopping = dispatcher.clone();
     rocket::custom(rocket_config)
         .manage(app.clone())
         .attach(AdHoc::on_liftoff("scheduler", move |_| {
-            Box::pin(async move { starter.start(scheduler_app) })
+            Box::pin(async move {
+                let (scheduler, backups) = threads;
+                scheduler.start(
+                    "scheduler",
+                    scheduler::TICK,
+                    threads_app.clone(),
+                    scheduler::no_show_pass,
+                );
+                if threads_app.backups.is_enabled() {
+                    let tick = threads_app.backups.tick();
+                    backups.start("backup", tick, threads_app, backup::schedule::backup_pass);
+                }
+            })
         }))
         .attach(AdHoc::on_shutdown("scheduler", move |_| {
-            Box::pin(async move { stopper.stop() })
+            Box::pin(async move {
+                stopping_threads.0.stop();
+                stopping_threads.1.stop();
+            })
         }))
         .mount(api::BASE, api::routes())
         .mount("/", web::routes())

@@ -7,6 +7,7 @@ use std::thread::JoinHandle;
 
 use rocket::fairing::AdHoc;
 
+use crate::db::DataDirLock;
 use crate::{build_rocket, App, Config};
 
 pub struct LocalServer {
@@ -15,6 +16,8 @@ pub struct LocalServer {
     pub origin: String,
     shutdown: rocket::Shutdown,
     thread: Option<JoinHandle<()>>,
+    /// Released after the server's thread has ended (fields drop after `drop`).
+    _serving: DataDirLock,
 }
 
 /// Settings for a quiet server on a free loopback port over `data_dir`.
@@ -37,6 +40,7 @@ impl LocalServer {
         config: Config,
         clock: crate::time::Clock,
     ) -> Result<LocalServer, String> {
+        let serving = DataDirLock::acquire(&config.data_dir)?;
         let app = App::open_with_clock(config, clock)?;
         let (listening, port) = std::sync::mpsc::channel();
         let rocket = build_rocket(app.clone()).attach(AdHoc::on_liftoff("report port", {
@@ -57,6 +61,7 @@ impl LocalServer {
             origin: format!("http://127.0.0.1:{port}"),
             shutdown,
             thread: Some(thread),
+            _serving: serving,
         })
     }
 }

@@ -20,7 +20,8 @@ use crate::domain::dining::reservations;
 use crate::domain::{self, Context};
 use crate::{lock, App};
 
-const TICK: Duration = Duration::from_secs(60);
+/// How often the no-show pass runs.
+pub const TICK: Duration = Duration::from_secs(60);
 
 /// What is known of each tenant: `Some(None)` means nothing can fall due until
 /// something changes; no entry means the tenant must be looked at.
@@ -82,23 +83,33 @@ pub fn run_due(app: &App, now: DateTime<Utc>) -> usize {
     marked
 }
 
-/// The scheduler thread's off switch: dropping its channel ends the thread.
+/// A thread that runs a pass at once (catching up after downtime), then one per
+/// tick until stopped; dropping its channel ends it. The no-show scheduler and
+/// the scheduled backups each run on one.
 #[derive(Default)]
 pub struct Thread(Mutex<Option<Sender<()>>>);
 
+/// One pass of a [`Thread`], given the wall clock's `now`.
+pub type Pass = fn(&App, DateTime<Utc>);
+
+/// The no-show pass, as a [`Thread`] runs it.
+pub fn no_show_pass(app: &App, now: DateTime<Utc>) {
+    run_due(app, now);
+}
+
 impl Thread {
-    /// Starts the thread: a first pass at once (catching up after downtime), then
-    /// one a minute until stopped.
-    pub fn start(&self, app: Arc<App>) {
+    /// Starts the thread `name`, running `pass` now and then every `tick`.
+    pub fn start(&self, name: &str, tick: Duration, app: Arc<App>, pass: Pass) {
         let (sender, receiver) = mpsc::channel::<()>();
+        let label = name.to_string();
         let spawned = std::thread::Builder::new()
-            .name("scheduler".into())
+            .name(name.into())
             .spawn(move || loop {
-                // A bug in one pass must not end the scheduler; the next tick tries again.
-                if catch_unwind(AssertUnwindSafe(|| run_due(&app, Utc::now()))).is_err() {
-                    log::error!("scheduler: a pass panicked");
+                // A bug in one pass must not end the thread; the next tick tries again.
+                if catch_unwind(AssertUnwindSafe(|| pass(&app, Utc::now()))).is_err() {
+                    log::error!("{label}: a pass panicked");
                 }
-                match receiver.recv_timeout(TICK) {
+                match receiver.recv_timeout(tick) {
                     Err(RecvTimeoutError::Timeout) => continue,
                     _ => break,
                 }
@@ -109,7 +120,7 @@ impl Thread {
                     *slot = Some(sender);
                 }
             }
-            Err(err) => log::error!("cannot start the scheduler thread: {err}"),
+            Err(err) => log::error!("cannot start the {name} thread: {err}"),
         }
     }
 

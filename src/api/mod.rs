@@ -6,6 +6,7 @@
 //! a `Can<P>` guard (authentication and the route's permission), the request
 //! parsed into domain types, one call into `crate::domain`, a reply.
 
+pub mod admin;
 pub mod auth;
 pub mod body;
 pub mod idempotency;
@@ -72,6 +73,7 @@ pub const GROUPS: &[Group] = &[
     settings::GROUP,
     webhooks::GROUP,
     notifications::GROUP,
+    admin::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

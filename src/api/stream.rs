@@ -20,6 +20,7 @@ use crate::db::{outbox_last_seq, outbox_since, run_blocking, TenantDb};
 use crate::error::{ApiError, Problem};
 use crate::events::bus::Committed;
 use crate::App;
+use uuid::Uuid;
 
 super::group![stream_events,];
 
@@ -41,10 +42,14 @@ impl<'r> FromRequest<'r> for LastEventId {
 /// ago costs one page of memory, not the whole backlog.
 const CATCH_UP_PAGE: u32 = 256;
 
-/// The next page of the tenant's outbox after `seq`.
-async fn missed(tenant: Arc<TenantDb>, seq: i64) -> Result<Vec<Committed>, ApiError> {
+/// The next page of the tenant's outbox after `seq`. The tenant is looked up
+/// for each page rather than held by the stream, so an open stream never keeps
+/// a tenant's file open (a restore can close it).
+async fn missed(app: Arc<App>, tenant_id: Uuid, seq: i64) -> Result<Vec<Committed>, ApiError> {
     run_blocking(move || {
-        tenant.read(|conn| outbox_since(conn, tenant.info.id, seq, Some(CATCH_UP_PAGE)))
+        app.db
+            .tenant(tenant_id)?
+            .read(|conn| outbox_since(conn, tenant_id, seq, Some(CATCH_UP_PAGE)))
     })
     .await
 }
@@ -94,17 +99,17 @@ async fn stream_events(
     // Subscribing before reading the backlog means nothing falls between the two;
     // overlap is removed by sequence number.
     let mut live = app.db.events().subscribe();
-    let tenant = caller.tenant.clone();
-    let role = caller.role;
+    let (app, tenant_id, role) = (app.inner().clone(), caller.tenant_id(), caller.role);
     let may_read = move |committed: &Committed| allows(role, to_receive(&committed.event));
     // Without `Last-Event-ID` the stream starts at the newest event: nothing to catch up.
     let mut behind = resume.0.is_some();
-    let mut last_seq = start_after(tenant.clone(), resume.0).await?;
+    let mut last_seq = start_after(caller.tenant.clone(), resume.0).await?;
+    drop(caller);
     Ok(EventStream! {
         // Catch up a page at a time; `Lagged` below comes back here too.
         loop {
             while behind {
-                let Ok(page) = missed(tenant.clone(), last_seq).await else { return };
+                let Ok(page) = missed(app.clone(), tenant_id, last_seq).await else { return };
                 behind = page.len() == CATCH_UP_PAGE as usize;
                 for committed in page {
                     last_seq = committed.seq;
@@ -125,7 +130,7 @@ async fn stream_events(
                 },
                 _ = &mut shutdown => break,
             };
-            if committed.tenant_id != tenant.info.id || committed.seq <= last_seq {
+            if committed.tenant_id != tenant_id || committed.seq <= last_seq {
                 continue;
             }
             last_seq = committed.seq;

@@ -126,6 +126,8 @@ permissions! {
     KitchenWork => "kitchen.work",
     /// Create and change stations.
     KitchenStations => "kitchen.stations",
+    /// List the server's backups of the tenant and restore the tenant from one.
+    BackupsManage => "backups.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -151,6 +153,7 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         KitchenRead => matches!(role, Owner | Manager | Kitchen | Cashier | Server),
         KitchenWork => matches!(role, Owner | Manager | Kitchen),
         KitchenStations => matches!(role, Owner | Manager),
+        BackupsManage => matches!(role, Owner),
     }
 }
 

@@ -1,6 +1,8 @@
-//! The `brigade` command line: serve, and the setup commands an installer runs.
+//! The `brigade` command line: serve, the setup commands an installer runs, and
+//! backups and restores.
 
 mod admin;
+mod backup;
 mod serve;
 
 use std::path::PathBuf;
@@ -42,6 +44,10 @@ enum Command {
     /// Manage API keys for integrations and devices.
     #[command(subcommand, name = "api-key")]
     ApiKey(admin::ApiKeyCommand),
+    /// Back up the data dir while the server runs (`--to DIR`), or verify a backup.
+    Backup(backup::BackupArgs),
+    /// Restore a verified backup into the data dir of a stopped server.
+    Restore(backup::RestoreArgs),
 }
 
 pub fn main() -> ExitCode {
@@ -52,6 +58,8 @@ pub fn main() -> ExitCode {
         Some(Command::Tenant(command)) => admin::tenant(&cli.data_dir, command),
         Some(Command::User(command)) => admin::user(&cli.data_dir, command),
         Some(Command::ApiKey(command)) => admin::api_key(&cli.data_dir, command),
+        Some(Command::Backup(args)) => backup::backup(&cli.data_dir, args),
+        Some(Command::Restore(args)) => backup::restore(&cli.data_dir, args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -2,10 +2,12 @@
 //! runs the HTTP server until interrupted.
 
 use std::net::IpAddr;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use clap::Args;
 
+use crate::db::DataDirLock;
 use crate::{build_rocket, demo, App, Config};
 
 #[derive(Args, Clone)]
@@ -25,14 +27,51 @@ pub struct ServeArgs {
     /// Seconds a webhook receiver has to answer before the attempt counts as failed.
     #[arg(long, env = "BRIGADE_WEBHOOK_TIMEOUT", default_value_t = 10, value_parser = clap::value_parser!(u64).range(1..=60))]
     webhook_timeout: u64,
+    /// Back the server up into this folder on a schedule (one folder per backup).
+    #[arg(long, env = "BRIGADE_BACKUP_DIR")]
+    backup_dir: Option<PathBuf>,
+    /// How often to back up when --backup-dir is set: a number and s, m, h or d.
+    #[arg(long, env = "BRIGADE_BACKUP_EVERY", default_value = "24h", value_parser = parse_interval)]
+    backup_every: Duration,
+    /// How many of the newest backups in --backup-dir to keep.
+    #[arg(long, env = "BRIGADE_BACKUP_KEEP", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
+    backup_keep: u32,
+}
+
+/// `90s`, `30m`, `24h` or `7d`.
+fn parse_interval(text: &str) -> Result<Duration, String> {
+    let unit_at = text
+        .find(|c: char| !c.is_ascii_digit())
+        .ok_or("add a unit: s, m, h or d, as in 24h")?;
+    let (number, unit) = text.split_at(unit_at);
+    let number: u64 = number
+        .parse()
+        .map_err(|_| format!("{text:?} does not start with a number"))?;
+    let seconds = match unit {
+        "s" => 1,
+        "m" => 60,
+        "h" => 3600,
+        "d" => 86400,
+        _ => return Err(format!("unknown unit {unit:?}; use s, m, h or d")),
+    };
+    match number.checked_mul(seconds) {
+        Some(0) => Err("the interval must be longer than zero".into()),
+        Some(total) => Ok(Duration::from_secs(total)),
+        None => Err("the interval is too long".into()),
+    }
 }
 
 pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
+    // Held until the server stops: a restore refuses to replace files under it.
+    let _serving = DataDirLock::acquire(data_dir)?;
     let mut config = Config::new(data_dir.to_path_buf());
     config.address = args.address;
     config.port = args.port;
     config.synchronous_full = args.synchronous_full;
-    config.webhook_timeout = std::time::Duration::from_secs(args.webhook_timeout);
+    config.webhook_timeout = Duration::from_secs(args.webhook_timeout);
+    config.backup_dir = args.backup_dir;
+    config.backup_every = args.backup_every;
+    config.backup_keep = args.backup_keep as usize;
     let app = App::open(config)?;
     let first_start = app.db.tenants().is_empty();
     let demo = if first_start && !args.no_demo {
@@ -67,4 +106,21 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     rocket::execute(build_rocket(app).launch())
         .map(|_| ())
         .map_err(|e| format!("the server stopped: {e}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_interval;
+    use std::time::Duration;
+
+    #[test]
+    fn intervals_take_a_number_and_a_unit() {
+        assert_eq!(parse_interval("90s"), Ok(Duration::from_secs(90)));
+        assert_eq!(parse_interval("30m"), Ok(Duration::from_secs(1800)));
+        assert_eq!(parse_interval("24h"), Ok(Duration::from_secs(86400)));
+        assert_eq!(parse_interval("7d"), Ok(Duration::from_secs(7 * 86400)));
+        for bad in ["24", "h", "0h", "1w", "-1h", "1.5h", ""] {
+            assert!(parse_interval(bad).is_err(), "{bad}");
+        }
+    }
 }

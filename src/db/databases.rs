@@ -3,17 +3,18 @@
 //! once (the least recently used closed first), creating and finding tenants, and
 //! the server-wide secrets kept in the registry.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
+use std::time::{Duration, Instant};
 
 use r2d2_sqlite::SqliteConnectionManager;
 use rusqlite::{params, OptionalExtension};
 use scheduled_thread_pool::ScheduledThreadPool;
 use uuid::Uuid;
 
-use super::migrations::{self, Schema};
+use super::migrations::{self, PreUpgrade, Schema};
 use super::pool::{pool_for, Checkpoints};
 use super::{checkpoint, SqlitePool, TenantDb};
 use crate::error::ApiError;
@@ -24,6 +25,11 @@ const READERS_PER_TENANT: u32 = 4;
 /// this are closed (and reopened in a few milliseconds when next needed), so
 /// memory stays bounded however many tenants a box serves.
 pub const MAX_OPEN_TENANTS: usize = 64;
+/// How long replacing a tenant's file waits for the work in flight on it (a
+/// request, a webhook attempt) to finish before giving up.
+const CLOSE_WAIT: Duration = Duration::from_secs(30);
+/// What a request to a tenant whose file is being replaced is told to wait.
+const RESTORING_RETRY_AFTER: u64 = 5;
 
 /// A tenant as the registry knows it.
 #[derive(Debug, Clone, serde::Serialize, utoipa::ToSchema)]
@@ -43,6 +49,12 @@ pub struct Databases {
     tenants: RwLock<HashMap<Uuid, TenantInfo>>,
     open: Arc<Mutex<HashMap<Uuid, OpenTenant>>>,
     uses: AtomicU64,
+    /// Tenants whose file is being replaced: not opened until it is done.
+    replacing: Mutex<HashSet<Uuid>>,
+    /// Held (shared) while a tenant's file is opened and entered in `open`, and
+    /// (exclusive) while a replacement is marked, so no open of the old file is
+    /// under way once a replacement starts.
+    opening: RwLock<()>,
     events: Arc<EventBus>,
     /// Runs the checkpoints; stops with the last reference. Not the pools' own
     /// housekeeping thread, which opens the connections a checkpoint waits for.
@@ -78,7 +90,11 @@ impl Databases {
             let mut conn = registry
                 .get()
                 .map_err(|e| format!("cannot open registry.db: {e}"))?;
-            migrations::migrate(&mut conn, Schema::Registry)
+            let pre_upgrade = PreUpgrade {
+                dir: &pre_upgrade_dir(data_dir),
+                label: "registry",
+            };
+            migrations::migrate(&mut conn, Schema::Registry, Some(pre_upgrade))
                 .map_err(|e| format!("registry.db: {e}"))?;
         }
         let open = Arc::new(Mutex::new(HashMap::new()));
@@ -91,6 +107,8 @@ impl Databases {
             tenants: RwLock::new(HashMap::new()),
             open,
             uses: AtomicU64::new(0),
+            replacing: Mutex::new(HashSet::new()),
+            opening: RwLock::new(()),
             events: Arc::new(EventBus::default()),
             _checkpointer: checkpointer,
         };
@@ -170,6 +188,18 @@ impl Databases {
         if let Some(db) = self.touch_open(id)? {
             return Ok(db);
         }
+        let _opening = self
+            .opening
+            .read()
+            .map_err(|_| ApiError::internal("tenant gate poisoned"))?;
+        if crate::lock(&self.replacing).contains(&id) {
+            return Err(ApiError::new(
+                rocket::http::Status::ServiceUnavailable,
+                "tenant_restoring",
+                "this business's data is being restored from a backup; try again in a few seconds",
+            )
+            .with_retry_after(RESTORING_RETRY_AFTER));
+        }
         // Opening and migrating a file takes milliseconds: do it outside the map's
         // lock, so other tenants' requests are not held up by it.
         let opened = Arc::new(self.open_file(info)?);
@@ -227,7 +257,11 @@ impl Databases {
         );
         {
             let mut conn = writer.get()?;
-            migrations::migrate(&mut conn, Schema::Tenant).map_err(|e| {
+            let pre_upgrade = PreUpgrade {
+                dir: &pre_upgrade_dir(&self.data_dir),
+                label: &info.slug,
+            };
+            migrations::migrate(&mut conn, Schema::Tenant, Some(pre_upgrade)).map_err(|e| {
                 log::error!("tenant {id}: {e}");
                 ApiError::new(
                     rocket::http::Status::ServiceUnavailable,
@@ -244,6 +278,67 @@ impl Databases {
             &self.maintenance,
         );
         Ok(TenantDb::new(info, writer, readers, self.events.clone()))
+    }
+
+    /// Replaces a tenant's file while the server runs: closes the tenant (its
+    /// requests get a 503 `tenant_restoring` meanwhile), waits for the work in
+    /// flight on it, runs `swap` on the file's path with every connection to it
+    /// closed, and reopens it, migrating it if it is older.
+    pub fn replace_tenant_file(
+        &self,
+        id: Uuid,
+        swap: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<(), ApiError> {
+        if self.tenant_info(id).is_none() {
+            return Err(ApiError::not_found("tenant"));
+        }
+        let closing = {
+            let _no_opens = self
+                .opening
+                .write()
+                .map_err(|_| ApiError::internal("tenant gate poisoned"))?;
+            if !crate::lock(&self.replacing).insert(id) {
+                return Err(ApiError::conflict(
+                    "restore_in_progress",
+                    "this business is already being restored",
+                ));
+            }
+            self.lock_open()?.remove(&id)
+        };
+        let result = self.swap_closed(id, closing, swap);
+        crate::lock(&self.replacing).remove(&id);
+        result?;
+        self.tenant(id).map(|_| ())
+    }
+
+    fn swap_closed(
+        &self,
+        id: Uuid,
+        closing: Option<OpenTenant>,
+        swap: impl FnOnce(&Path) -> Result<(), String>,
+    ) -> Result<(), ApiError> {
+        if let Some(entry) = closing {
+            entry.db.close();
+            let deadline = Instant::now() + CLOSE_WAIT;
+            // Requests, webhook attempts and streams each hold the tenant for a
+            // moment; polling suits a rare, operator-started job.
+            while Arc::strong_count(&entry.db) > 1 {
+                if Instant::now() >= deadline {
+                    entry.db.reopen();
+                    self.lock_open()?.insert(id, entry);
+                    return Err(ApiError::new(
+                        rocket::http::Status::ServiceUnavailable,
+                        "tenant_busy",
+                        "work on this business did not finish in time; nothing was restored, try again",
+                    )
+                    .with_retry_after(RESTORING_RETRY_AFTER));
+                }
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            // The last reference: its connections close, and its commit thread ends.
+            drop(entry);
+        }
+        swap(&self.tenant_path(id)).map_err(ApiError::internal)
     }
 
     /// How many tenants have their pools open now.
@@ -317,6 +412,11 @@ impl Databases {
             |r| r.get(0),
         )?)
     }
+}
+
+/// Where files are copied before an upgrade changes them.
+pub fn pre_upgrade_dir(data_dir: &Path) -> PathBuf {
+    data_dir.join("backups").join("pre-upgrade")
 }
 
 /// Takes out the least recently used tenant that nothing else holds; its

@@ -12,6 +12,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::AtomicBool;
 use std::sync::mpsc::{channel, Sender};
 use std::sync::Arc;
+use std::thread::JoinHandle;
 
 use rocket::tokio::sync::oneshot;
 use rusqlite::{Transaction, TransactionBehavior};
@@ -37,9 +38,26 @@ struct Finish {
     answer: Answer,
 }
 
-/// The sending side of a tenant's write queue; its thread ends when this is dropped.
+/// The sending side of a tenant's write queue. Dropping it ends its thread and
+/// waits for that, so once a tenant is dropped none of its connections is open
+/// (its file may then be replaced).
 pub struct WriteQueue {
-    jobs: Sender<Job>,
+    jobs: Option<Sender<Job>>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for WriteQueue {
+    fn drop(&mut self) {
+        // Closing the channel ends the thread once its batch is answered.
+        self.jobs.take();
+        if let Some(thread) = self.thread.take() {
+            // A job's closure may hold the last reference to its tenant, dropped
+            // on the commit thread itself, which cannot wait for itself.
+            if thread.thread().id() != std::thread::current().id() {
+                let _ = thread.join();
+            }
+        }
+    }
 }
 
 impl WriteQueue {
@@ -52,7 +70,7 @@ impl WriteQueue {
         committed: Arc<AtomicBool>,
     ) -> Self {
         let (jobs, queued) = channel();
-        std::thread::Builder::new()
+        let thread = std::thread::Builder::new()
             .name(format!("commit-{}", &tenant_id.simple().to_string()[..8]))
             .spawn(move || {
                 while let Ok(first) = queued.recv() {
@@ -63,7 +81,10 @@ impl WriteQueue {
                 }
             })
             .expect("cannot start a tenant's commit thread");
-        WriteQueue { jobs }
+        WriteQueue {
+            jobs: Some(jobs),
+            thread: Some(thread),
+        }
     }
 
     /// Queues `work` and waits, without blocking an async worker, for its batch to commit.
@@ -78,6 +99,8 @@ impl WriteQueue {
             let _ = reply.send(outcome);
         });
         self.jobs
+            .as_ref()
+            .ok_or_else(|| ApiError::internal("the tenant's commit thread has stopped"))?
             .send(job)
             .map_err(|_| ApiError::internal("the tenant's commit thread has stopped"))?;
         result
@@ -174,7 +197,7 @@ mod tests {
             .build(r2d2_sqlite::SqliteConnectionManager::file(dir.join("t.db")))
             .unwrap();
         let mut conn = writer.get().unwrap();
-        migrate(&mut conn, Schema::Tenant).unwrap();
+        migrate(&mut conn, Schema::Tenant, None).unwrap();
         conn.execute_batch(
             "CREATE TABLE notes (text TEXT NOT NULL); \
              CREATE TABLE parents (id INTEGER PRIMARY KEY); \

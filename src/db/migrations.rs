@@ -4,6 +4,12 @@
 //! number 3), and a schema's scripts are numbered 1 to N with none missing or
 //! repeated. A file at `user_version` n has had scripts 1 to n applied; the next
 //! one it gets is number n + 1.
+//!
+//! Before a file that already has a schema is upgraded, a copy of it is kept
+//! (`<label>-v<old version>-<time>.db` in the pre-upgrade folder), so an upgrade
+//! that goes wrong can be undone by hand.
+
+use std::path::Path;
 
 use rusqlite::Connection;
 use rust_embed::RustEmbed;
@@ -55,29 +61,53 @@ struct Script {
     sql: String,
 }
 
+/// Where the copy made before an upgrade goes, and the name it starts with
+/// (`registry`, or the tenant's slug).
+pub struct PreUpgrade<'a> {
+    pub dir: &'a Path,
+    pub label: &'a str,
+}
+
 /// Brings the file up to the newest schema this binary knows. A file from a newer
 /// binary is refused rather than touched. Each step reads the version inside its own
 /// write transaction, so two openers at once (two requests, or the server and the
 /// command line) never apply the same script twice.
-pub fn migrate(conn: &mut Connection, schema: Schema) -> Result<(), String> {
+pub fn migrate(
+    conn: &mut Connection,
+    schema: Schema,
+    pre_upgrade: Option<PreUpgrade>,
+) -> Result<(), String> {
+    migrate_to(conn, schema, latest_version(schema) as u32, pre_upgrade)
+}
+
+/// As [`migrate`], up to schema version `target` only: how files of an older
+/// schema are made, to test upgrades.
+pub fn migrate_to(
+    conn: &mut Connection,
+    schema: Schema,
+    target: u32,
+    pre_upgrade: Option<PreUpgrade>,
+) -> Result<(), String> {
     let scripts = scripts(schema)?;
     let latest = scripts.len();
+    if let Some(pre_upgrade) = pre_upgrade {
+        keep_copy_before_upgrade(conn, target, &pre_upgrade)?;
+    }
     loop {
         let tx = conn
             .transaction_with_behavior(rusqlite::TransactionBehavior::Immediate)
             .map_err(|e| e.to_string())?;
-        let current = tx
-            .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
-            .map_err(|e| e.to_string())?;
-        let current = u32::try_from(current)
-            .map_err(|_| format!("the database has an invalid schema version {current}"))?;
+        let current = version(&tx)?;
         if current as usize > latest {
             return Err(format!(
                 "the database is at schema version {current}, but this Brigade knows only up to {latest}; \
                  it was written by a newer version, so upgrade Brigade instead of opening it with this one"
             ));
         }
-        let Some(script) = scripts.iter().find(|s| s.number == current + 1) else {
+        let Some(script) = scripts
+            .iter()
+            .find(|s| s.number == current + 1 && s.number <= target)
+        else {
             return Ok(());
         };
         tx.execute_batch(&script.sql)
@@ -85,6 +115,41 @@ pub fn migrate(conn: &mut Connection, schema: Schema) -> Result<(), String> {
             .and_then(|_| tx.commit())
             .map_err(|e| format!("migration {} failed: {e}", script.name))?;
     }
+}
+
+fn version(conn: &Connection) -> Result<u32, String> {
+    let current = conn
+        .query_row("PRAGMA user_version", [], |r| r.get::<_, i64>(0))
+        .map_err(|e| e.to_string())?;
+    u32::try_from(current)
+        .map_err(|_| format!("the database has an invalid schema version {current}"))
+}
+
+/// Copies a file that has a schema older than `target` before it is upgraded.
+/// A new file (version 0) has nothing to keep.
+fn keep_copy_before_upgrade(
+    conn: &Connection,
+    target: u32,
+    pre_upgrade: &PreUpgrade,
+) -> Result<(), String> {
+    let current = version(conn)?;
+    if current == 0 || current >= target {
+        return Ok(());
+    }
+    std::fs::create_dir_all(pre_upgrade.dir)
+        .map_err(|e| format!("cannot create {}: {e}", pre_upgrade.dir.display()))?;
+    let at = chrono::Utc::now().format("%Y%m%dT%H%M%S%.3fZ");
+    let dest = pre_upgrade
+        .dir
+        .join(format!("{}-v{current}-{at}.db", pre_upgrade.label));
+    super::copy_database(conn, &dest, &mut |_, _| {})
+        .map_err(|e| format!("cannot keep a copy before upgrading: {e}"))?;
+    log::info!(
+        "kept a copy of {} at schema version {current} in {} before upgrading it",
+        pre_upgrade.label,
+        dest.display()
+    );
+    Ok(())
 }
 
 /// Highest schema version this binary knows for `schema`.
@@ -236,7 +301,7 @@ mod tests {
                         let mut conn = Connection::open(&path).unwrap();
                         conn.busy_timeout(std::time::Duration::from_secs(10))
                             .unwrap();
-                        migrate(&mut conn, Schema::Tenant)
+                        migrate(&mut conn, Schema::Tenant, None)
                     })
                 })
                 .collect();

@@ -16,16 +16,22 @@
 //! - `checkpoint`: the thread that checkpoints tenants that committed.
 //! - `pool`: connection pools and the PRAGMAs they open connections with.
 //! - `migrations`: the embedded schema scripts.
+//! - `copy`: consistent copies of live files (SQLite's online backup API).
+//! - `lock`: the lock a running server holds on its data dir.
 
 mod checkpoint;
+mod copy;
 mod databases;
 mod group_commit;
+mod lock;
 pub mod migrations;
 mod outbox;
 mod pool;
 mod tenant;
 
-pub use databases::{Databases, TenantInfo, MAX_OPEN_TENANTS};
+pub use copy::{copy_database, open_existing, sync_dir, sync_file};
+pub use databases::{pre_upgrade_dir, Databases, TenantInfo, MAX_OPEN_TENANTS};
+pub use lock::DataDirLock;
 pub use outbox::{outbox_last_seq, outbox_since};
 pub use pool::SqlitePool;
 pub use tenant::TenantDb;

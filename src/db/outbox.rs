@@ -51,7 +51,7 @@ mod tests {
     #[test]
     fn events_after_a_seq_carry_their_name_and_envelope() {
         let mut conn = Connection::open_in_memory().unwrap();
-        migrate(&mut conn, Schema::Tenant).unwrap();
+        migrate(&mut conn, Schema::Tenant, None).unwrap();
         let tenant_id = Uuid::now_v7();
         let tx = conn.transaction().unwrap();
         let first = enqueue(

@@ -26,6 +26,9 @@ pub struct TenantDb {
     events: Arc<EventBus>,
     /// Set by every commit, cleared when the WAL is checkpointed.
     committed: Arc<AtomicBool>,
+    /// Set while the tenant's file is about to be replaced: long jobs (a batch
+    /// of webhook attempts) stop early so the file can be closed.
+    closing: AtomicBool,
     /// Held while delivering this tenant's webhooks: one request in flight per endpoint.
     pub delivery_lane: Mutex<()>,
 }
@@ -45,6 +48,7 @@ impl TenantDb {
             readers,
             events,
             committed: Arc::new(AtomicBool::new(false)),
+            closing: AtomicBool::new(false),
             delivery_lane: Mutex::new(()),
         }
     }
@@ -94,6 +98,20 @@ impl TenantDb {
     ) -> Result<T, ApiError> {
         let conn = self.readers.get()?;
         work(&conn)
+    }
+
+    /// Whether the tenant is being closed for its file to be replaced.
+    pub fn is_closing(&self) -> bool {
+        self.closing.load(Ordering::Relaxed)
+    }
+
+    pub(super) fn close(&self) {
+        self.closing.store(true, Ordering::Relaxed);
+    }
+
+    /// Takes back [`close`](Self::close), when the replacement is given up.
+    pub(super) fn reopen(&self) {
+        self.closing.store(false, Ordering::Relaxed);
     }
 
     /// Whether this tenant committed since the last call; clears the mark.

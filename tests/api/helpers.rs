@@ -293,7 +293,7 @@ impl TestApp {
         self.running = Some(running);
     }
 
-    fn stop(&mut self) {
+    pub fn stop(&mut self) {
         // Dropping the server stops it and waits for it.
         self.running.take();
     }

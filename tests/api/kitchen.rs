@@ -951,7 +951,7 @@ fn stations_named_in_free_text_become_station_ids_on_upgrade() {
                   ('l2', 'o', 'soup', 'Soup', 500, 1, 0, 'kitchen', 't', 't');",
     )
     .unwrap();
-    migrate(&mut conn, Schema::Tenant).unwrap();
+    migrate(&mut conn, Schema::Tenant, None).unwrap();
     let version: i64 = conn
         .query_row("PRAGMA user_version", [], |r| r.get(0))
         .unwrap();

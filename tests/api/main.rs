@@ -3,8 +3,10 @@
 mod helpers;
 mod receiver;
 
+mod admin;
 mod architecture;
 mod auth;
+mod backup;
 mod browser;
 mod checkout;
 mod cli;

@@ -162,3 +162,59 @@ fn a_checkpoint_that_opens_the_first_reader_holds_nobody_up() {
     );
     db.create_tenant("Second", "second", "USD", "UTC").unwrap();
 }
+
+#[test]
+fn a_file_of_an_older_schema_is_copied_before_it_is_upgraded() {
+    let dir = tempfile::tempdir().unwrap();
+    let app = brigade::App::open(test_config(dir.path())).unwrap();
+    let tenant_id = crate::helpers::create_tenant(&app, "Old Bistro", "old-bistro");
+    drop(app);
+    let pre_upgrade = brigade::db::pre_upgrade_dir(dir.path());
+    // New files have nothing to keep.
+    assert!(!pre_upgrade.exists());
+
+    // The tenant's file as an older Brigade left it: one schema version behind.
+    let older = (latest_version(Schema::Tenant) - 1) as u32;
+    let path = dir.path().join("tenants").join(format!("{tenant_id}.db"));
+    for stale in ["-wal", "-shm", ""] {
+        let _ = std::fs::remove_file(format!("{}{stale}", path.display()));
+    }
+    let mut conn = rusqlite::Connection::open(&path).unwrap();
+    brigade::db::migrations::migrate_to(&mut conn, Schema::Tenant, older, None).unwrap();
+    conn.execute_batch("CREATE TABLE kept_marker (x); INSERT INTO kept_marker VALUES (1);")
+        .unwrap();
+    drop(conn);
+
+    let app = brigade::App::open(test_config(dir.path())).unwrap();
+    app.db.tenant(tenant_id.parse().unwrap()).unwrap();
+    let copies: Vec<_> = std::fs::read_dir(&pre_upgrade)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    assert_eq!(copies.len(), 1, "{copies:?}");
+    let name = copies[0].file_name().unwrap().to_str().unwrap().to_string();
+    assert!(
+        name.starts_with(&format!("old-bistro-v{older}-")) && name.ends_with(".db"),
+        "{name}"
+    );
+    let copy = rusqlite::Connection::open(&copies[0]).unwrap();
+    let version: i64 = copy
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(version, older as i64);
+    let marker: i64 = copy
+        .query_row("SELECT x FROM kept_marker", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(marker, 1);
+    let live: i64 = rusqlite::Connection::open(&path)
+        .unwrap()
+        .query_row("PRAGMA user_version", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(live as usize, latest_version(Schema::Tenant));
+    drop(app);
+
+    // Once upgraded, opening it again keeps no further copy.
+    let app = brigade::App::open(test_config(dir.path())).unwrap();
+    app.db.tenant(tenant_id.parse().unwrap()).unwrap();
+    assert_eq!(std::fs::read_dir(&pre_upgrade).unwrap().count(), 1);
+}

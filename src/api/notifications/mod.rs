@@ -6,6 +6,7 @@ use utoipa::ToSchema;
 
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
+use crate::backup::schedule::{self, BackupProblem};
 use crate::domain::webhooks;
 use crate::error::{ApiError, Problem};
 
@@ -15,6 +16,9 @@ super::group![summary,];
 pub struct Summary {
     /// Webhook deliveries that gave up after 24 h of retries.
     pub failed_deliveries: i64,
+    /// The server's scheduled backups, when the last one failed or the newest
+    /// is older than twice the interval; `null` when fine or not set up.
+    pub backup: Option<BackupProblem>,
 }
 
 /// What needs attention.
@@ -25,10 +29,12 @@ pub struct Summary {
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
+    let backup = schedule::problem(&caller.app, caller.app.clock.now());
     caller
         .read(move |conn| {
             Reply::ok(Summary {
                 failed_deliveries: webhooks::count_failed(conn)?,
+                backup,
             })
         })
         .await

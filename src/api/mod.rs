@@ -8,6 +8,7 @@
 
 pub mod auth;
 pub mod body;
+pub mod devices;
 pub mod idempotency;
 pub mod kitchen;
 pub mod menu;
@@ -24,6 +25,7 @@ pub mod sessions;
 pub mod settings;
 pub mod stream;
 pub mod tables;
+pub mod users;
 pub mod webhooks;
 
 use rocket::Route;
@@ -72,6 +74,8 @@ pub const GROUPS: &[Group] = &[
     settings::GROUP,
     webhooks::GROUP,
     notifications::GROUP,
+    users::GROUP,
+    devices::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

@@ -124,6 +124,14 @@ permissions! {
     KitchenWork => "kitchen.work",
     /// Create and change stations.
     KitchenStations => "kitchen.stations",
+    /// See the staff list (names, roles, contact).
+    StaffRead => "staff.read",
+    /// See hourly wages.
+    StaffWages => "staff.wages",
+    /// Add, change, deactivate staff and reset their passwords.
+    StaffManage => "staff.manage",
+    /// Create setup keys, see and revoke paired devices.
+    DevicesManage => "devices.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -147,6 +155,8 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         KitchenRead => matches!(role, Owner | Manager | Kitchen | Cashier | Server),
         KitchenWork => matches!(role, Owner | Manager | Kitchen),
         KitchenStations => matches!(role, Owner | Manager),
+        StaffRead => true,
+        StaffWages | StaffManage | DevicesManage => matches!(role, Owner | Manager),
     }
 }
 

@@ -42,6 +42,9 @@ enum Command {
     /// Manage API keys for integrations and devices.
     #[command(subcommand, name = "api-key")]
     ApiKey(admin::ApiKeyCommand),
+    /// Create setup keys to pair devices (POS terminals, kitchen screens, phones).
+    #[command(subcommand, name = "setup-key")]
+    SetupKey(admin::SetupKeyCommand),
 }
 
 pub fn main() -> ExitCode {
@@ -52,6 +55,7 @@ pub fn main() -> ExitCode {
         Some(Command::Tenant(command)) => admin::tenant(&cli.data_dir, command),
         Some(Command::User(command)) => admin::user(&cli.data_dir, command),
         Some(Command::ApiKey(command)) => admin::api_key(&cli.data_dir, command),
+        Some(Command::SetupKey(command)) => admin::setup_key(&cli.data_dir, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -15,6 +15,8 @@ import { Orders } from "/admin/screens/orders.js";
 import { Integrations } from "/admin/screens/integrations.js";
 import { Settings } from "/admin/screens/settings.js";
 import { Kitchen } from "/admin/screens/kitchen.js";
+import { Staff } from "/admin/screens/staff.js";
+import { Devices } from "/admin/screens/devices.js";
 import { can } from "/admin/roles.js";
 
 const SCREENS = [
@@ -25,6 +27,8 @@ const SCREENS = [
   { path: "orders", label: "Orders", screen: Orders, may: "ordersScreen" },
   { path: "menu", label: "Menu", screen: Menu, may: "menuScreen" },
   { path: "kitchen", label: "Kitchen", screen: Kitchen, may: "kitchenScreen" },
+  { path: "staff", label: "Staff", screen: Staff, may: "staffScreen" },
+  { path: "devices", label: "Devices", screen: Devices, may: "devicesScreen" },
   { path: "integrations", label: "Integrations", screen: Integrations, may: "webhooks" },
   { path: "settings", label: "Settings", screen: Settings, may: "settingsScreen" },
 ];

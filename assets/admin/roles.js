@@ -21,6 +21,8 @@ const RULES = {
   ordersCancel: [...MANAGERS, "cashier"],
   kitchenScreen: MANAGERS,
   kitchenStations: MANAGERS,
+  staffScreen: MANAGERS,
+  devicesScreen: MANAGERS,
 };
 
 export function can(role, what) {

@@ -107,3 +107,30 @@ fn a_device_paired_with_a_setup_key_appears_in_the_devices_list_and_is_revoked()
         .expect_problem(401, "unauthorized");
     browser.finish();
 }
+
+#[test]
+fn a_temporary_password_is_replaced_at_the_first_login() {
+    let app = TestApp::spawn();
+    let Some(mut browser) = Browser::launch(&app) else {
+        return;
+    };
+    app.owner
+        .post(
+            "/users",
+            json!({"name": "Linus", "email": "linus@test.example", "role": "manager",
+                   "password": "temporary pass"}),
+        )
+        .expect(201);
+    browser.submit_login("linus@test.example", "temporary pass");
+    browser.wait_for("input[name=new_password]");
+    browser.fill("input[name=current_password]", "temporary pass");
+    browser.fill("input[name=new_password]", "linus own pass");
+    browser.fill("input[name=new_password_again]", "linus own pass");
+    browser.click("[data-action=change-password]");
+    browser.wait_for("nav.sidebar");
+    assert_eq!(
+        member(&app, "linus@test.example").unwrap()["must_change_password"],
+        false
+    );
+    browser.finish();
+}

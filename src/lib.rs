@@ -20,13 +20,14 @@ pub mod time;
 pub mod web;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
+use std::time::Duration;
 
 use rocket::config::LogLevel;
 use rocket::data::{Limits, ToByteUnit};
 use rocket::fairing::AdHoc;
 use rocket::{catchers, Build, Rocket};
 
-use auth::rate_limit::LoginLimiter;
+use auth::rate_limit::{FailureLimiter, LoginLimiter};
 use auth::tokens::TokenKeys;
 pub use config::Config;
 use db::{Databases, TenantDb};
@@ -34,12 +35,22 @@ use error::ApiError;
 use events::dispatcher::Dispatcher;
 use uuid::Uuid;
 
+/// Wrong PINs a device, or wrong setup-key codes an address, may try before
+/// being refused (429) for the rest of the window: 5 minutes for PINs, 15 for codes.
+pub const WRONG_GUESSES: u32 = 5;
+
 /// Everything a request may need, shared by all of them.
 pub struct App {
     pub config: Config,
     pub db: Databases,
     pub tokens: TokenKeys,
     pub login_limiter: LoginLimiter,
+    /// Wrong PINs, per paired device.
+    pub pin_limiter: FailureLimiter<String>,
+    /// Wrong setup-key codes, per client address.
+    pub pairing_limiter: FailureLimiter<std::net::IpAddr>,
+    /// When each API key was last recorded as seen.
+    pub last_seen: auth::devices::LastSeen,
     pub public_limiter: api::public::PublicLimiter,
     pub scheduler: scheduler::Scheduler,
     /// The server's own backups: when, and how the last one went.
@@ -63,6 +74,9 @@ impl App {
         Ok(Arc::new(App {
             tokens: TokenKeys::new(&jwt_secret),
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
+            pin_limiter: FailureLimiter::new(WRONG_GUESSES, Duration::from_secs(5 * 60)),
+            pairing_limiter: FailureLimiter::new(WRONG_GUESSES, Duration::from_secs(15 * 60)),
+            last_seen: auth::devices::LastSeen::default(),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),
             backups: backup::schedule::BackupSchedule::new(&config),

@@ -15,6 +15,9 @@ import { Orders } from "/admin/screens/orders.js";
 import { Integrations } from "/admin/screens/integrations.js";
 import { Settings } from "/admin/screens/settings.js";
 import { Kitchen } from "/admin/screens/kitchen.js";
+import { Staff } from "/admin/screens/staff.js";
+import { Devices } from "/admin/screens/devices.js";
+import { ChangePassword } from "/admin/screens/password.js";
 import { can } from "/admin/roles.js";
 
 const SCREENS = [
@@ -25,6 +28,8 @@ const SCREENS = [
   { path: "orders", label: "Orders", screen: Orders, may: "ordersScreen" },
   { path: "menu", label: "Menu", screen: Menu, may: "menuScreen" },
   { path: "kitchen", label: "Kitchen", screen: Kitchen, may: "kitchenScreen" },
+  { path: "staff", label: "Staff", screen: Staff, may: "staffScreen" },
+  { path: "devices", label: "Devices", screen: Devices, may: "devicesScreen" },
   { path: "integrations", label: "Integrations", screen: Integrations, may: "webhooks" },
   { path: "settings", label: "Settings", screen: Settings, may: "settingsScreen" },
 ];
@@ -58,6 +63,7 @@ function Shell({ current, path }) {
   const [settings, setSettings] = useState(null);
   const [failed, setFailed] = useState(null);
   useEffect(() => {
+    setFailed(null);
     api.get("/settings").then((loaded) => {
       useTenantFormats(loaded);
       setSettings(loaded);
@@ -70,6 +76,7 @@ function Shell({ current, path }) {
       <button type="button" class="btn" onClick=${() => logout()}>Log out</button>
     </div></main>`;
   }
+  if (failed?.code === "password_change_required") return html`<${ChangePassword} name=${current.user.name} />`;
   if (failed) return html`<main class="centered"><div class="notice error" role="alert">${failed.message}</div></main>`;
   if (!settings) return html`<p class="boot">Loading…</p>`;
   const [first, ...rest] = path.split("/");

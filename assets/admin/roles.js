@@ -22,6 +22,8 @@ const RULES = {
   refunds: MANAGERS,
   kitchenScreen: MANAGERS,
   kitchenStations: MANAGERS,
+  staffScreen: MANAGERS,
+  devicesScreen: MANAGERS,
 };
 
 export function can(role, what) {

@@ -78,6 +78,17 @@ export async function login(email, password, tenantId) {
   return body;
 }
 
+/** Replaces a temporary password; the answer's new token carries the session on. */
+export async function changePassword(currentPassword, newPassword) {
+  const body = await request("POST", "/auth/change-password", { current_password: currentPassword, new_password: newPassword });
+  saveSession({
+    token: body.access_token,
+    expiresAt: Date.now() + body.expires_in * 1000,
+    user: body.user,
+    tenant: body.tenant,
+  });
+}
+
 /** Calls the API as the logged-in user. A 401 ends the session. */
 export async function request(method, path, body) {
   const current = session();

@@ -1,5 +1,6 @@
-//! Login and "who am I". Login is the one route without X-Tenant-ID: the email
-//! finds the tenant, and X-Tenant-ID only picks one when an email has several.
+//! Login, "who am I", changing one's password, and PIN sign-in on a paired device.
+//! Login is the one route without X-Tenant-ID: the email finds the tenant, and
+//! X-Tenant-ID only picks one when an email has several.
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -15,13 +16,14 @@ use crate::api::body::JsonBody;
 use crate::api::reply::Reply;
 use crate::auth::caller::tenant_header;
 use crate::auth::tokens::Claims;
-use crate::auth::{passwords, perm, Can, Principal, Role};
+use crate::auth::{devices, passwords, perm, Can, Principal, Role};
 use crate::db::{run_blocking, TenantInfo};
 use crate::domain::staff::{self, User};
+use crate::domain::validate::Checks;
 use crate::error::{remember_failure, ApiError, Problem};
 use crate::App;
 
-super::group![login, me];
+super::group![login, me, change_password, pin_sign_in];
 
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
@@ -39,6 +41,60 @@ pub struct LoginResponse {
     pub expires_in: u64,
     pub user: User,
     pub tenant: TenantInfo,
+    /// The password is temporary: until it is changed (`POST /auth/change-password`)
+    /// the token is good only for that and `GET /auth/me`.
+    pub must_change_password: bool,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct ChangePassword {
+    pub current_password: String,
+    pub new_password: String,
+}
+
+#[derive(Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PinSignIn {
+    /// The staff member's 4 to 6 digit PIN.
+    pub pin: String,
+}
+
+/// How long a PIN sign-in on a paired device lasts: a shared terminal should not
+/// stay signed in as one person for a whole day.
+pub const PIN_SESSION: std::time::Duration = std::time::Duration::from_secs(60 * 60);
+
+/// A token for `user` of `tenant` and the answer that carries it.
+fn signed_in(
+    app: &App,
+    user: User,
+    tenant: TenantInfo,
+    generation: i64,
+    device: Option<String>,
+    ttl: u64,
+    must_change_password: bool,
+) -> Result<LoginResponse, ApiError> {
+    let now = Utc::now().timestamp();
+    let access_token = app
+        .tokens
+        .issue(&Claims {
+            sub: user.id.clone(),
+            tid: tenant.id.to_string(),
+            role: user.role.as_str().to_string(),
+            iat: now,
+            exp: now + ttl as i64,
+            generation,
+            device,
+        })
+        .map_err(ApiError::internal)?;
+    Ok(LoginResponse {
+        access_token,
+        token_type: "Bearer",
+        expires_in: ttl,
+        user,
+        tenant,
+        must_change_password,
+    })
 }
 
 #[derive(Serialize, ToSchema)]
@@ -114,7 +170,7 @@ async fn login(
             let account = db.read(|conn| staff::find_account(conn, &user_id))?;
             if let Some(account) = account {
                 if account.active && passwords::verify(&account.password_hash, &body.password) {
-                    matches.push((db.info.clone(), account.user));
+                    matches.push((db.info.clone(), account));
                 }
             }
         }
@@ -130,28 +186,151 @@ async fn login(
             )
             .with("tenants", tenants));
         }
-        let (tenant, user) = matches
+        let (tenant, account) = matches
             .pop()
             .ok_or_else(|| ApiError::new(rocket::http::Status::Unauthorized, "invalid_credentials", "wrong email or password"))?;
-        let ttl = app.config.token_ttl.as_secs();
-        let now = Utc::now().timestamp();
-        let access_token = app
-            .tokens
-            .issue(&Claims {
-                sub: user.id.clone(),
-                tid: tenant.id.to_string(),
-                role: user.role.as_str().to_string(),
-                iat: now,
-                exp: now + ttl as i64,
-            })
-            .map_err(ApiError::internal)?;
-        Reply::ok(LoginResponse {
-            access_token,
-            token_type: "Bearer",
-            expires_in: ttl,
-            user,
+        Reply::ok(signed_in(
+            &app,
+            account.user,
             tenant,
+            account.token_generation,
+            None,
+            app.config.token_ttl.as_secs(),
+            account.must_change_password,
+        )?)
+    })
+    .await
+}
+
+/// Choose a new password (required after a reset). Every other session of the
+/// account ends; the answer carries a new token for this one.
+///
+/// Roles: any signed-in role.
+/// Only a person's own login, not an API key or device credential; the current
+/// password must be given. Wrong ones count towards the login limit.
+#[utoipa::path(tag = "Auth", request_body = ChangePassword, responses(
+    (status = 200, body = LoginResponse), (status = 403, body = Problem),
+    (status = 422, body = Problem), (status = 429, body = Problem)))]
+#[post("/auth/change-password", data = "<body>")]
+async fn change_password(
+    caller: Can<perm::ProfileRead>,
+    client: Option<IpAddr>,
+    body: JsonBody<ChangePassword>,
+) -> Result<Reply, ApiError> {
+    let Principal::User { id } = caller.principal.clone() else {
+        return Err(ApiError::forbidden(
+            "user_required",
+            "only a staff member logged in with a password can change it",
+        ));
+    };
+    let mut checks = Checks::new();
+    staff::check_password(&mut checks, "new_password", &body.new_password);
+    if body.new_password == body.current_password {
+        checks.fail("new_password", "must differ from the current password");
+    }
+    checks.finish()?;
+    let tenant = caller.tenant.clone();
+    let account = caller
+        .read({
+            let id = id.clone();
+            move |conn| staff::find_account(conn, &id)
         })
+        .await?
+        .ok_or_else(|| ApiError::unauthorized("the account is no longer active"))?;
+    caller
+        .app
+        .login_limiter
+        .check(&account.user.email, client)
+        .map_err(ApiError::too_many_requests)?;
+    let new_password = body.value.new_password;
+    let current_password = body.value.current_password;
+    let (hash, account) = run_blocking(move || {
+        if !passwords::verify(&account.password_hash, &current_password) {
+            return Err(ApiError::invalid_field(
+                "current_password",
+                "is not the current password",
+            ));
+        }
+        Ok((
+            passwords::hash(&new_password).map_err(ApiError::internal)?,
+            account,
+        ))
+    })
+    .await?;
+    let generation = caller
+        .write(move |tx| staff::change_password(tx, &id, &hash))
+        .await?;
+    let ttl = caller.app.config.token_ttl.as_secs();
+    Reply::ok(signed_in(
+        &caller.app,
+        account.user,
+        tenant.info.clone(),
+        generation,
+        None,
+        ttl,
+        false,
+    )?)
+}
+
+/// Sign a staff member in by their PIN on a paired device (its device credential
+/// as the bearer). The token is theirs, tied to the device, for an hour; wrong
+/// PINs are limited per device.
+///
+/// Roles: any signed-in role.
+/// The bearer must be a paired device's credential (403 `paired_device_required`
+/// otherwise); actions with the token are the staff member's, within their role.
+#[utoipa::path(tag = "Auth", request_body = PinSignIn, responses(
+    (status = 200, body = LoginResponse), (status = 401, body = Problem),
+    (status = 403, body = Problem), (status = 429, body = Problem)))]
+#[post("/auth/pin", data = "<body>")]
+async fn pin_sign_in(
+    caller: Can<perm::ProfileRead>,
+    body: JsonBody<PinSignIn>,
+) -> Result<Reply, ApiError> {
+    let mut checks = Checks::new();
+    staff::check_pin(&mut checks, "pin", &body.pin);
+    checks.finish()?;
+    let app = caller.app.clone();
+    let tenant = caller.tenant.clone();
+    let principal = caller.principal.clone();
+    run_blocking(move || {
+        let paired_device = match &principal {
+            Principal::ApiKey { id } => {
+                devices::live_device(&*app.db.registry()?, tenant.info.id, id)?
+            }
+            Principal::User { .. } => None,
+        };
+        let device = paired_device.ok_or_else(|| {
+            ApiError::forbidden(
+                "paired_device_required",
+                "PIN sign-in works only with a paired device's credential",
+            )
+        })?;
+        app.pin_limiter
+            .check(&device.id)
+            .map_err(ApiError::too_many_requests)?;
+        let pin_key = app
+            .db
+            .server_secret(&staff::pin_key_name(tenant.info.id), 32)?;
+        let digest = staff::pin_digest(&pin_key, &body.pin);
+        let Some((user, generation)) = tenant.read(|conn| staff::find_by_pin(conn, &digest))?
+        else {
+            app.pin_limiter.record_failure(device.id);
+            return Err(ApiError::new(
+                rocket::http::Status::Unauthorized,
+                "invalid_pin",
+                "no active staff member has this PIN",
+            ));
+        };
+        Reply::ok(signed_in(
+            &app,
+            user,
+            tenant.info.clone(),
+            generation,
+            Some(device.id),
+            PIN_SESSION.as_secs(),
+            false,
+        )?)
     })
     .await
 }

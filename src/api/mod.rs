@@ -9,6 +9,7 @@
 pub mod admin;
 pub mod auth;
 pub mod body;
+pub mod devices;
 pub mod idempotency;
 pub mod kitchen;
 pub mod menu;
@@ -25,6 +26,7 @@ pub mod sessions;
 pub mod settings;
 pub mod stream;
 pub mod tables;
+pub mod users;
 pub mod webhooks;
 
 use rocket::Route;
@@ -74,6 +76,8 @@ pub const GROUPS: &[Group] = &[
     webhooks::GROUP,
     notifications::GROUP,
     admin::GROUP,
+    users::GROUP,
+    devices::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

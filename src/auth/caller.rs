@@ -13,7 +13,8 @@ use rusqlite::Connection;
 use uuid::Uuid;
 
 use super::permissions::{self, Grant};
-use super::{keys, Permission, Role};
+use super::tokens::Claims;
+use super::{devices, keys, Permission, Role};
 use crate::db::{run_blocking, TenantDb};
 use crate::domain::orders::OrderStatus;
 use crate::domain::{staff, Tx};
@@ -137,11 +138,17 @@ async fn authenticate(req: &Request<'_>, permission: Permission) -> Result<Calle
             "send the X-Tenant-ID header with the tenant UUID",
         )
     })?;
+    let address = req.client_ip();
     run_blocking(move || {
-        let (token_tenant, principal, role) = if token.starts_with(keys::PREFIX) {
+        let (token_tenant, principal, claims, key_role) = if token.starts_with(keys::PREFIX) {
             let key = keys::find(&*app.db.registry()?, &token)?
                 .ok_or_else(|| ApiError::unauthorized("unknown or revoked API key"))?;
-            (key.tenant_id, Principal::ApiKey { id: key.id }, key.role)
+            (
+                key.tenant_id,
+                Principal::ApiKey { id: key.id },
+                None,
+                key.role,
+            )
         } else {
             let claims = app.tokens.verify(&token).ok_or_else(|| {
                 ApiError::unauthorized("the token is invalid or expired; log in again")
@@ -150,7 +157,10 @@ async fn authenticate(req: &Request<'_>, permission: Permission) -> Result<Calle
                 .tid
                 .parse()
                 .map_err(|_| ApiError::unauthorized("the token is invalid"))?;
-            (tenant, Principal::User { id: claims.sub }, Role::Owner)
+            let principal = Principal::User {
+                id: claims.sub.clone(),
+            };
+            (tenant, principal, Some(claims), Role::Owner)
         };
         if token_tenant != tenant_id {
             return Err(ApiError::forbidden(
@@ -159,13 +169,18 @@ async fn authenticate(req: &Request<'_>, permission: Permission) -> Result<Calle
             ));
         }
         let tenant = app.db.tenant(tenant_id)?;
-        // A user's current role and standing are read on every request, so a demotion
-        // or deactivation takes effect at once rather than when the token expires.
-        let role = match &principal {
-            Principal::ApiKey { .. } => role,
-            Principal::User { id } => tenant
-                .read(|conn| staff::active_role(conn, id))?
-                .ok_or_else(|| ApiError::unauthorized("the account is no longer active"))?,
+        let role = match (&principal, claims) {
+            (Principal::User { id }, Some(claims)) => {
+                user_role(&app, &tenant, id, &claims, permission)?
+            }
+            (Principal::ApiKey { id }, _) => {
+                app.last_seen
+                    .record(&app.db, id, address, app.clock.now())?;
+                key_role
+            }
+            (Principal::User { .. }, None) => {
+                return Err(ApiError::unauthorized("the token is invalid"))
+            }
         };
         if !permissions::allows(role, permission) {
             return Err(refused(role, permission));
@@ -178,6 +193,48 @@ async fn authenticate(req: &Request<'_>, permission: Permission) -> Result<Calle
         })
     })
     .await
+}
+
+/// A logged-in user's current role. Their standing is read on every request (one
+/// indexed row), so a demotion, a deactivation or a password reset takes effect
+/// at once rather than when the token expires: a token issued under an older
+/// token generation is refused, and so is one signed in by PIN on a device that
+/// has since been revoked.
+fn user_role(
+    app: &App,
+    tenant: &TenantDb,
+    id: &str,
+    claims: &Claims,
+    permission: Permission,
+) -> Result<Role, ApiError> {
+    let standing = tenant
+        .read(|conn| staff::standing(conn, id))?
+        .filter(|standing| standing.active)
+        .ok_or_else(|| ApiError::unauthorized("the account is no longer active"))?;
+    if standing.token_generation != claims.generation {
+        return Err(ApiError::unauthorized(
+            "this session has ended (the password was changed or reset); log in again",
+        ));
+    }
+    if let Some(device) = &claims.device {
+        if devices::live_device(&*app.db.registry()?, tenant.info.id, device)?.is_none() {
+            return Err(ApiError::unauthorized(
+                "the device this sign-in was made on has been revoked",
+            ));
+        }
+    }
+    // A temporary password limits password logins only: a PIN sign-in on a
+    // terminal never uses the password.
+    if standing.must_change_password
+        && claims.device.is_none()
+        && permission != Permission::ProfileRead
+    {
+        return Err(ApiError::forbidden(
+            "password_change_required",
+            "choose a new password first (POST /api/v1/auth/change-password)",
+        ));
+    }
+    Ok(standing.role)
 }
 
 /// The route guard: an authenticated caller whose role has permission `P`.

@@ -1,7 +1,8 @@
-//! Who is calling: passwords, login tokens, API keys, roles and the permission table,
-//! and the `Can<P>` request guard every tenant route takes.
+//! Who is calling: passwords, login tokens, API keys, paired devices, roles and the
+//! permission table, and the `Can<P>` request guard every tenant route takes.
 
 pub mod caller;
+pub mod devices;
 pub mod keys;
 pub mod passwords;
 pub mod permissions;

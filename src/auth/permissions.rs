@@ -128,6 +128,14 @@ permissions! {
     KitchenStations => "kitchen.stations",
     /// List the server's backups of the tenant and restore the tenant from one.
     BackupsManage => "backups.manage",
+    /// See the staff list (names, roles, contact).
+    StaffRead => "staff.read",
+    /// See hourly wages.
+    StaffWages => "staff.wages",
+    /// Add, change, deactivate staff and reset their passwords.
+    StaffManage => "staff.manage",
+    /// Create setup keys, see and revoke paired devices.
+    DevicesManage => "devices.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -154,6 +162,8 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         KitchenWork => matches!(role, Owner | Manager | Kitchen),
         KitchenStations => matches!(role, Owner | Manager),
         BackupsManage => matches!(role, Owner),
+        StaffRead => true,
+        StaffWages | StaffManage | DevicesManage => matches!(role, Owner | Manager),
     }
 }
 

@@ -12,6 +12,12 @@ pub struct Claims {
     pub role: String,
     pub iat: i64,
     pub exp: i64,
+    /// The user's token generation when issued; a raised generation refuses the token.
+    #[serde(default)]
+    pub generation: i64,
+    /// The paired device a PIN sign-in was made on: the token ends with the device.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub device: Option<String>,
 }
 
 pub struct TokenKeys {

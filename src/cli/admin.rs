@@ -1,10 +1,11 @@
-//! Setup commands: tenants, users and API keys, run against the data dir directly.
+//! Setup commands: tenants, users, API keys and setup keys, run against the data
+//! dir directly.
 
 use std::path::Path;
 
 use clap::Subcommand;
 
-use crate::auth::{keys, Role};
+use crate::auth::{devices, keys, Role};
 use crate::db::{Databases, TenantInfo};
 use crate::domain::staff;
 
@@ -60,6 +61,55 @@ pub enum ApiKeyCommand {
         #[arg(long)]
         role: Role,
     },
+}
+
+#[derive(Subcommand)]
+pub enum SetupKeyCommand {
+    /// Create a setup key to pair a device; prints its code and a QR code once.
+    Create {
+        /// Tenant slug or id.
+        #[arg(long)]
+        tenant: String,
+        /// What the device is for, such as "Kitchen 1".
+        #[arg(long)]
+        name: String,
+        /// The role the device acts with; any role but owner.
+        #[arg(long)]
+        role: Role,
+        /// How long the key stays valid: minutes, hours or days, such as 30m, 2h,
+        /// 7d (at most 7 days).
+        #[arg(long, default_value = "15m", value_parser = parse_expiry)]
+        expires: i64,
+        /// The server's address as devices reach it, carried by the QR code.
+        #[arg(
+            long,
+            env = "BRIGADE_SERVER_URL",
+            default_value = "http://localhost:8000"
+        )]
+        server_url: String,
+    },
+}
+
+/// `30m`, `2h` or `7d` as minutes, from 1 minute to 7 days.
+fn parse_expiry(text: &str) -> Result<i64, String> {
+    let text = text.trim();
+    let split = text.len().saturating_sub(1);
+    let (number, unit) = text.split_at(split);
+    let per_unit = match unit {
+        "m" => 1,
+        "h" => 60,
+        "d" => 24 * 60,
+        _ => return Err("give a number of minutes, hours or days, such as 30m, 2h or 7d".into()),
+    };
+    let minutes = number
+        .parse::<i64>()
+        .ok()
+        .and_then(|n| n.checked_mul(per_unit))
+        .ok_or_else(|| format!("{text:?} is not a duration such as 30m, 2h or 7d"))?;
+    if !(1..=devices::MAX_EXPIRY_MINUTES).contains(&minutes) {
+        return Err("a setup key lasts from 1 minute to 7 days".into());
+    }
+    Ok(minutes)
 }
 
 impl clap::ValueEnum for Role {
@@ -175,4 +225,63 @@ pub fn api_key(data_dir: &Path, command: ApiKeyCommand) -> Result<(), String> {
     println!("{key}");
     eprintln!("Store this key now: it is not shown again.");
     Ok(())
+}
+
+pub fn setup_key(data_dir: &Path, command: SetupKeyCommand) -> Result<(), String> {
+    let dbs = open(data_dir)?;
+    let SetupKeyCommand::Create {
+        tenant,
+        name,
+        role,
+        expires,
+        server_url,
+    } = command;
+    let info = find_tenant(&dbs, &tenant)?;
+    if name.trim().is_empty() {
+        return Err("the name must not be empty".into());
+    }
+    if role == Role::Owner {
+        return Err("a device cannot act as an owner".into());
+    }
+    let registry = dbs.registry().map_err(|e| e.detail)?;
+    let key = devices::create_setup_key(
+        &registry,
+        info.id,
+        name.trim(),
+        role,
+        chrono::Duration::minutes(expires),
+        "system:cli",
+        chrono::Utc::now(),
+    )
+    .map_err(|e| e.detail)?;
+    let url = devices::pair_url(&server_url, &key.code);
+    let qr = devices::qr_terminal(&url).map_err(|e| e.detail)?;
+    println!(
+        "Setup key for {:?} ({}) of {}",
+        key.key.name,
+        role.as_str(),
+        info.name
+    );
+    println!("Code:        {}", key.code);
+    println!("Pairing URL: {url}");
+    println!("Valid until: {}", key.key.expires_at);
+    println!();
+    println!("{qr}");
+    eprintln!("The code is shown only now, and works once.");
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parse_expiry;
+
+    #[test]
+    fn expiry_is_minutes_hours_or_days_up_to_a_week() {
+        assert_eq!(parse_expiry("30m"), Ok(30));
+        assert_eq!(parse_expiry("2h"), Ok(120));
+        assert_eq!(parse_expiry("7d"), Ok(7 * 24 * 60));
+        for bad in ["8d", "0m", "30", "m", "-5m", "1.5h", ""] {
+            assert!(parse_expiry(bad).is_err(), "{bad:?}");
+        }
+    }
 }

@@ -48,6 +48,9 @@ enum Command {
     Backup(backup::BackupArgs),
     /// Restore a verified backup into the data dir of a stopped server.
     Restore(backup::RestoreArgs),
+    /// Create setup keys to pair devices (POS terminals, kitchen screens, phones).
+    #[command(subcommand, name = "setup-key")]
+    SetupKey(admin::SetupKeyCommand),
 }
 
 pub fn main() -> ExitCode {
@@ -60,6 +63,7 @@ pub fn main() -> ExitCode {
         Some(Command::ApiKey(command)) => admin::api_key(&cli.data_dir, command),
         Some(Command::Backup(args)) => backup::backup(&cli.data_dir, args),
         Some(Command::Restore(args)) => backup::restore(&cli.data_dir, args),
+        Some(Command::SetupKey(command)) => admin::setup_key(&cli.data_dir, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

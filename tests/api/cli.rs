@@ -269,3 +269,92 @@ fn setup_commands_create_a_tenant_a_user_and_an_api_key() {
         .expect(201);
     assert_eq!(item["price"], 21.5);
 }
+
+#[test]
+fn a_setup_key_made_on_the_command_line_prints_a_scannable_qr_code_and_pairs() {
+    use qrcode::render::unicode::Dense1x2;
+
+    let dir = tempfile::tempdir().unwrap();
+    stdout(&brigade(
+        dir.path(),
+        &[
+            "tenant",
+            "create",
+            "--name",
+            "Chez Nous",
+            "--slug",
+            "chez-nous",
+        ],
+    ));
+    let printed = stdout(&brigade(
+        dir.path(),
+        &[
+            "setup-key",
+            "create",
+            "--tenant",
+            "chez-nous",
+            "--name",
+            "Kitchen 1",
+            "--role",
+            "kitchen",
+            "--expires",
+            "30m",
+            "--server-url",
+            "http://192.168.1.10:8000",
+        ],
+    ));
+    let lines: Vec<String> = printed.lines().map(str::to_string).collect();
+    let code = value_after(&lines, "Code:");
+    let url = value_after(&lines, "Pairing URL:");
+    assert_eq!(
+        url,
+        format!("http://192.168.1.10:8000/api/v1/devices/pair?code={code}")
+    );
+    // The QR code is the qrcode crate's own rendering of the pairing URL, drawn
+    // light on dark so it scans on a dark terminal.
+    let expected = qrcode::QrCode::new(url.as_bytes())
+        .unwrap()
+        .render::<Dense1x2>()
+        .dark_color(Dense1x2::Light)
+        .light_color(Dense1x2::Dark)
+        .quiet_zone(true)
+        .build();
+    assert!(
+        printed.contains(expected.trim_end()),
+        "the QR code is not the rendering of {url}:\n{printed}"
+    );
+    let width = qrcode::QrCode::new(url.as_bytes()).unwrap().width();
+    assert_eq!(
+        expected.lines().next().unwrap().chars().count(),
+        width + 8,
+        "one character a module, with a 4-module quiet zone each side"
+    );
+
+    let refused = brigade(
+        dir.path(),
+        &[
+            "setup-key",
+            "create",
+            "--tenant",
+            "chez-nous",
+            "--name",
+            "K",
+            "--role",
+            "kitchen",
+            "--expires",
+            "8d",
+        ],
+    );
+    assert!(!refused.status.success());
+
+    // The printed code pairs a device with the running server.
+    let server = serve_no_demo(dir.path());
+    let paired = Client::anonymous(&server.base)
+        .post(
+            "/devices/pair",
+            json!({"code": code, "device_name": "Pass"}),
+        )
+        .expect(201);
+    assert_eq!(paired["device"]["role"], "kitchen");
+    assert_eq!(paired["tenant"]["slug"], "chez-nous");
+}

@@ -1,5 +1,13 @@
 //! Staff accounts: stored in the tenant's file, indexed by email in the registry so
-//! a login can find its tenant.
+//! a login can find its tenant. Each has a role, contact details, an hourly wage,
+//! an optional POS PIN (stored as a keyed digest, see [`model::pin_digest`]) and a
+//! token generation that ends its sessions when raised.
+
+pub mod model;
+pub mod queries;
+
+pub use model::*;
+pub use queries::*;
 
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
@@ -23,51 +31,77 @@ pub struct Account {
     pub user: User,
     pub password_hash: String,
     pub active: bool,
+    pub must_change_password: bool,
+    pub token_generation: i64,
 }
 
 pub fn find_account(conn: &Connection, id: &str) -> Result<Option<Account>, ApiError> {
-    let row: Option<(String, String, String, String, String, bool)> = conn
-        .query_row(
-            "SELECT id, name, email, role, password_hash, active FROM users WHERE id = ?1",
-            [id],
-            |r| {
-                Ok((
-                    r.get(0)?,
-                    r.get(1)?,
-                    r.get(2)?,
-                    r.get(3)?,
-                    r.get(4)?,
-                    r.get(5)?,
-                ))
-            },
-        )
-        .optional()?;
-    row.map(|(id, name, email, role, password_hash, active)| {
-        Ok(Account {
-            user: User {
-                id,
-                name,
-                email,
-                role: role.parse().map_err(ApiError::internal)?,
-            },
-            password_hash,
-            active,
+    type Row = (String, String, String, String, String, bool, bool, i64);
+    let row: Option<Row> = conn
+        .prepare_cached(
+            "SELECT id, name, email, role, password_hash, active, must_change_password, \
+             token_generation FROM users WHERE id = ?1",
+        )?
+        .query_row([id], |r| {
+            Ok((
+                r.get(0)?,
+                r.get(1)?,
+                r.get(2)?,
+                r.get(3)?,
+                r.get(4)?,
+                r.get(5)?,
+                r.get(6)?,
+                r.get(7)?,
+            ))
         })
-    })
+        .optional()?;
+    row.map(
+        |(id, name, email, role, password_hash, active, must_change_password, token_generation)| {
+            Ok(Account {
+                user: User {
+                    id,
+                    name,
+                    email,
+                    role: role.parse().map_err(ApiError::internal)?,
+                },
+                password_hash,
+                active,
+                must_change_password,
+                token_generation,
+            })
+        },
+    )
     .transpose()
 }
 
-/// The role of an active user; `None` for an unknown or deactivated one. Read on
-/// every request, so a demotion or deactivation takes effect at once.
-pub fn active_role(conn: &Connection, id: &str) -> Result<Option<Role>, ApiError> {
-    let row: Option<(String, bool)> = conn
-        .prepare_cached("SELECT role, active FROM users WHERE id = ?1")?
-        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?)))
+/// What every request of a logged-in user checks: their current role, whether
+/// they are active, which token generation is valid, and whether they must
+/// change their password first.
+pub struct Standing {
+    pub role: Role,
+    pub active: bool,
+    pub token_generation: i64,
+    pub must_change_password: bool,
+}
+
+/// Read on every request (one indexed row), so a demotion, deactivation or
+/// password reset takes effect at once rather than when the token expires.
+pub fn standing(conn: &Connection, id: &str) -> Result<Option<Standing>, ApiError> {
+    let row: Option<(String, bool, i64, bool)> = conn
+        .prepare_cached(
+            "SELECT role, active, token_generation, must_change_password FROM users WHERE id = ?1",
+        )?
+        .query_row([id], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
         .optional()?;
-    match row {
-        Some((role, true)) => role.parse().map(Some).map_err(ApiError::internal),
-        _ => Ok(None),
-    }
+    row.map(|(role, active, token_generation, must_change_password)| {
+        Ok(Standing {
+            role: role.parse().map_err(ApiError::internal)?,
+            active,
+            token_generation,
+            must_change_password,
+        })
+    })
+    .transpose()
 }
 
 pub fn validate_email(email: &str) -> Result<String, String> {
@@ -116,9 +150,28 @@ pub fn create_user(
         )?;
         Ok(())
     })?;
-    dbs.registry()?.execute(
-        "INSERT OR REPLACE INTO login_index (email, tenant_id, user_id) VALUES (?1, ?2, ?3)",
-        params![user.email, tenant.info.id.to_string(), user.id],
-    )?;
+    index_email(dbs, tenant.info.id, &user.id, &user.email)?;
     Ok(user)
+}
+
+/// Points the registry's login index at the user's current email, so login finds
+/// their tenant.
+pub fn index_email(
+    dbs: &Databases,
+    tenant_id: Uuid,
+    user_id: &str,
+    email: &str,
+) -> Result<(), ApiError> {
+    let mut registry = dbs.registry()?;
+    let tx = registry.transaction()?;
+    tx.execute(
+        "DELETE FROM login_index WHERE tenant_id = ?1 AND user_id = ?2",
+        params![tenant_id.to_string(), user_id],
+    )?;
+    tx.execute(
+        "INSERT OR REPLACE INTO login_index (email, tenant_id, user_id) VALUES (?1, ?2, ?3)",
+        params![email, tenant_id.to_string(), user_id],
+    )?;
+    tx.commit()?;
+    Ok(())
 }

@@ -30,6 +30,7 @@ mod harness;
 mod kitchen;
 mod reservations;
 mod shell;
+mod staff;
 
 use std::future::Future;
 use std::io::Write;

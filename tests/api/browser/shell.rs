@@ -8,7 +8,7 @@ use brigade::auth::Role;
 use super::{new_user, Browser, OWNER_EMAIL};
 use crate::helpers::{TestApp, PASSWORD};
 
-const OWNER_LINKS: [&str; 9] = [
+const OWNER_LINKS: [&str; 11] = [
     "dashboard",
     "floor",
     "waitlist",
@@ -16,6 +16,8 @@ const OWNER_LINKS: [&str; 9] = [
     "orders",
     "menu",
     "kitchen",
+    "staff",
+    "devices",
     "integrations",
     "settings",
 ];
@@ -98,7 +100,9 @@ fn a_host_gets_no_integrations_or_settings() {
         "Array.from(document.querySelectorAll('nav.sidebar a[data-nav]')).map((a) => a.dataset.nav)",
     );
     assert!(
-        !links.iter().any(|l| l == "integrations" || l == "settings"),
+        !links
+            .iter()
+            .any(|l| ["integrations", "settings", "staff", "devices"].contains(&l.as_str())),
         "a host's sidebar: {links:?}"
     );
     for screen in ["floor", "waitlist", "reservations"] {

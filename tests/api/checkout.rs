@@ -14,22 +14,10 @@ struct Counter {
 /// Burgers at 12.50 with 8 % tax and beers at 5.00 with 20 %.
 fn counter() -> Counter {
     let app = TestApp::spawn();
-    let category = app
-        .owner
-        .post("/menu/categories", json!({"name": "Counter"}))
-        .expect(201);
-    let item = |name: &str, price: f64, tax_rate: f64| {
-        app.owner
-            .post(
-                "/menu/items",
-                json!({"name": name, "category_id": category["id"], "price": price, "tax_rate": tax_rate}),
-            )
-            .expect(201)["id"]
-            .as_str()
-            .unwrap()
-            .to_string()
-    };
-    let (burger, beer) = (item("Burger", 12.5, 8.0), item("Beer", 5.0, 20.0));
+    let (burger, beer) = (
+        app.named_item("Burger", 12.5, 8.0),
+        app.named_item("Beer", 5.0, 20.0),
+    );
     Counter { app, burger, beer }
 }
 

@@ -363,6 +363,24 @@ impl TestApp {
             .to_string()
     }
 
+    /// An item called `name` at `price` with `tax_rate` %, in a category of its
+    /// own, made through the API.
+    pub fn named_item(&self, name: &str, price: f64, tax_rate: f64) -> String {
+        let category = self
+            .owner
+            .post("/menu/categories", json!({"name": format!("{name}s")}))
+            .expect(201);
+        self.owner
+            .post(
+                "/menu/items",
+                json!({"name": name, "category_id": category["id"], "price": price, "tax_rate": tax_rate}),
+            )
+            .expect(201)["id"]
+            .as_str()
+            .unwrap()
+            .to_string()
+    }
+
     /// Creates a takeaway order of `quantity` × the item.
     pub fn order(&self, item: &str, quantity: i64) -> Value {
         self.owner

@@ -5,23 +5,6 @@ use serde_json::{json, Value};
 
 use crate::helpers::{event_names, Client, TestApp};
 
-/// An item of `price` at `tax_rate` %, in a category of its own.
-fn item(app: &TestApp, name: &str, price: f64, tax_rate: f64) -> String {
-    let category = app
-        .owner
-        .post("/menu/categories", json!({"name": format!("{name}s")}))
-        .expect(201);
-    app.owner
-        .post(
-            "/menu/items",
-            json!({"name": name, "category_id": category["id"], "price": price, "tax_rate": tax_rate}),
-        )
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 /// A takeaway order of `lines`, paid by card and completed.
 fn completed(app: &TestApp, lines: Value) -> Value {
     let order = app
@@ -57,8 +40,8 @@ fn line(order: &Value, index: usize) -> Value {
 #[test]
 fn lines_are_refunded_with_their_tax_and_the_last_unit_takes_what_is_left() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 12.5, 8.0);
-    let water = item(&app, "Water", 0.99, 7.5);
+    let burger = app.named_item("Burger", 12.5, 8.0);
+    let water = app.named_item("Water", 0.99, 7.5);
     let order = completed(
         &app,
         json!([{"menu_item_id": burger, "quantity": 2}, {"menu_item_id": water, "quantity": 3}]),
@@ -145,7 +128,7 @@ fn lines_are_refunded_with_their_tax_and_the_last_unit_takes_what_is_left() {
 #[test]
 fn the_last_unit_of_a_line_takes_the_rounding_cent() {
     let app = TestApp::spawn();
-    let water = item(&app, "Water", 0.99, 7.5);
+    let water = app.named_item("Water", 0.99, 7.5);
     let order = completed(&app, json!([{"menu_item_id": water, "quantity": 3}]));
     // 2.97 + 0.22275 of tax, rounded to 0.22: 3.19.
     assert_eq!(order["total_amount"], 3.19);
@@ -164,7 +147,7 @@ fn the_last_unit_of_a_line_takes_the_rounding_cent() {
 #[test]
 fn an_amount_or_everything_left_is_refunded_but_never_more_than_was_paid() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let order = completed(&app, json!([{"menu_item_id": burger, "quantity": 4}]));
     let refused = refund(
         &app.owner,
@@ -199,7 +182,7 @@ fn an_amount_or_everything_left_is_refunded_but_never_more_than_was_paid() {
 #[test]
 fn only_owners_and_managers_refund_and_only_completed_orders() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let order = completed(&app, json!([{"menu_item_id": burger, "quantity": 1}]));
     let body = json!({"amount": 1, "reason": "r", "method": "cash"});
     for role in [Role::Cashier, Role::Server, Role::Host, Role::Kitchen] {
@@ -221,7 +204,7 @@ fn only_owners_and_managers_refund_and_only_completed_orders() {
 #[test]
 fn bad_refunds_are_refused_and_change_nothing() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let order = completed(&app, json!([{"menu_item_id": burger, "quantity": 2}]));
     let other = completed(&app, json!([{"menu_item_id": burger, "quantity": 1}]));
     let line_of = |order: &Value| json!([{"line_id": line(order, 0), "quantity": 1}]);
@@ -327,7 +310,7 @@ fn bad_refunds_are_refused_and_change_nothing() {
 #[test]
 fn a_repeated_refund_with_its_key_gives_back_once() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let order = completed(&app, json!([{"menu_item_id": burger, "quantity": 2}]));
     let id = order["id"].as_str().unwrap();
     let body = json!({"amount": 5, "reason": "r", "method": "cash"});
@@ -349,7 +332,7 @@ fn a_repeated_refund_with_its_key_gives_back_once() {
 #[test]
 fn a_paid_order_is_cancelled_only_with_its_payments_refunded() {
     let app = TestApp::spawn();
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let order = app.order(&burger, 2);
     let id = order["id"].as_str().unwrap();
     app.owner

@@ -6,22 +6,6 @@ use serde_json::{json, Value};
 
 use crate::helpers::{event_names, TestApp};
 
-fn item(app: &TestApp, name: &str, price: f64, tax_rate: f64) -> String {
-    let category = app
-        .owner
-        .post("/menu/categories", json!({"name": format!("{name}s")}))
-        .expect(201);
-    app.owner
-        .post(
-            "/menu/items",
-            json!({"name": name, "category_id": category["id"], "price": price, "tax_rate": tax_rate}),
-        )
-        .expect(201)["id"]
-        .as_str()
-        .unwrap()
-        .to_string()
-}
-
 fn order(app: &TestApp, lines: Value) -> Value {
     app.owner
         .post("/orders", json!({"order_type": "takeaway", "items": lines}))
@@ -61,8 +45,8 @@ fn settle(app: &TestApp, check: &Value) -> Value {
 #[test]
 fn a_beer_of_three_goes_on_its_own_check_and_the_order_completes_with_the_last() {
     let app = TestApp::spawn();
-    let beer = item(&app, "Beer", 5.0, 20.0);
-    let burger = item(&app, "Burger", 12.5, 8.0);
+    let beer = app.named_item("Beer", 5.0, 20.0);
+    let burger = app.named_item("Burger", 12.5, 8.0);
     let parent = order(
         &app,
         json!([{"menu_item_id": beer, "quantity": 3}, {"menu_item_id": burger, "quantity": 1}]),
@@ -121,7 +105,7 @@ fn a_beer_of_three_goes_on_its_own_check_and_the_order_completes_with_the_last()
 #[test]
 fn shared_tax_adds_up_to_the_cent() {
     let app = TestApp::spawn();
-    let water = item(&app, "Water", 0.99, 7.5);
+    let water = app.named_item("Water", 0.99, 7.5);
     let parent = order(&app, json!([{"menu_item_id": water, "quantity": 3}]));
     // 2.97 and 0.22275 of tax, rounded to 0.22: 3.19.
     assert_eq!(parent["total_amount"], 3.19);
@@ -147,7 +131,7 @@ fn shared_tax_adds_up_to_the_cent() {
 #[test]
 fn an_equal_split_gives_the_odd_cents_to_the_first_checks() {
     let app = TestApp::spawn();
-    let steak = item(&app, "Steak", 9.26, 8.0);
+    let steak = app.named_item("Steak", 9.26, 8.0);
     let parent = order(&app, json!([{"menu_item_id": steak, "quantity": 1}]));
     // 9.26 and 0.7408 of tax, 0.74: 10.00.
     assert_eq!(parent["total_amount"], 10.0);
@@ -175,7 +159,7 @@ fn an_equal_split_gives_the_odd_cents_to_the_first_checks() {
 #[test]
 fn a_split_order_and_its_checks_refuse_what_would_break_the_sums() {
     let app = TestApp::spawn();
-    let beer = item(&app, "Beer", 5.0, 0.0);
+    let beer = app.named_item("Beer", 5.0, 0.0);
     let parent = order(&app, json!([{"menu_item_id": beer, "quantity": 2}]));
     let id = parent["id"].as_str().unwrap();
     let done = split(&app, &parent, json!({"by": "equal", "parts": 2})).expect(201);
@@ -238,7 +222,7 @@ fn a_split_order_and_its_checks_refuse_what_would_break_the_sums() {
 #[test]
 fn cancelling_a_split_order_cancels_its_checks_and_refunds_them_when_asked() {
     let app = TestApp::spawn();
-    let beer = item(&app, "Beer", 5.0, 0.0);
+    let beer = app.named_item("Beer", 5.0, 0.0);
     let parent = order(&app, json!([{"menu_item_id": beer, "quantity": 2}]));
     let id = parent["id"].as_str().unwrap();
     let done = split(&app, &parent, json!({"by": "equal", "parts": 2})).expect(201);
@@ -278,8 +262,8 @@ fn cancelling_a_split_order_cancels_its_checks_and_refunds_them_when_asked() {
 #[test]
 fn bad_splits_are_refused_and_change_nothing() {
     let app = TestApp::spawn();
-    let beer = item(&app, "Beer", 5.0, 0.0);
-    let burger = item(&app, "Burger", 10.0, 0.0);
+    let beer = app.named_item("Beer", 5.0, 0.0);
+    let burger = app.named_item("Burger", 10.0, 0.0);
     let parent = order(
         &app,
         json!([{"menu_item_id": beer, "quantity": 3}, {"menu_item_id": burger, "quantity": 1}]),

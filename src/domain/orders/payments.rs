@@ -16,7 +16,7 @@ use crate::money::to_json;
 pub(super) const PAYMENT_COLUMNS: &str =
     "id, order_id, method, amount, tendered, change_due, tip, reference, created_at, reason";
 
-pub(super) fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
+fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
     let method: String = r.get(2)?;
     Ok(Payment {
         id: r.get(0)?,
@@ -30,6 +30,14 @@ pub(super) fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payme
         created_at: r.get(8)?,
         reason: r.get(9)?,
     })
+}
+
+pub(super) fn get_payment(conn: &Connection, id: &str, exponent: u32) -> Result<Payment, ApiError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"
+        ))?
+        .query_row([id], |r| payment_from_row(r, exponent))?)
 }
 
 pub fn list_payments(
@@ -120,10 +128,5 @@ pub(super) fn record_payment(
     tx.prepare_cached("UPDATE orders SET paid_amount = paid_amount + ?2, tip_amount = tip_amount + ?3 WHERE id = ?1")?.execute(params![order_id, applied, tip],
     )?;
     let row = touch(tx, order_id, Event::OrderUpdated)?;
-    let payment = tx
-        .prepare_cached(&format!(
-            "SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"
-        ))?
-        .query_row([&id], |r| payment_from_row(r, exponent))?;
-    Ok((payment, row))
+    Ok((get_payment(tx, &id, exponent)?, row))
 }

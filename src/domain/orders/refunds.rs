@@ -7,7 +7,7 @@ use rusqlite::{params, OptionalExtension};
 use uuid::Uuid;
 
 use super::model::*;
-use super::payments::{payment_from_row, PAYMENT_COLUMNS};
+use super::payments::{get_payment, PAYMENT_COLUMNS};
 use super::read::{find_order, OrderRow};
 use super::write::touch;
 use crate::domain::event::Event;
@@ -120,12 +120,7 @@ pub fn refund(
     tx.prepare_cached("UPDATE orders SET refunded_amount = refunded_amount + ?2 WHERE id = ?1")?
         .execute(params![order_id, total])?;
     let row = touch(tx, order_id, Event::OrderUpdated)?;
-    let payment = tx
-        .prepare_cached(&format!(
-            "SELECT {PAYMENT_COLUMNS} FROM payments WHERE id = ?1"
-        ))?
-        .query_row([&id], |r| payment_from_row(r, exponent))?;
-    Ok((payment, row))
+    Ok((get_payment(tx, &id, exponent)?, row))
 }
 
 /// Each asked line of the order, checked against the units still refundable,

@@ -386,3 +386,52 @@ fn a_failing_reaction_rolls_back_the_change_that_triggered_it() {
     let seatmap = app.owner.get("/tables/seatmap").expect(200);
     assert_eq!(seatmap["floors"][0]["tables"][0]["state"], "occupied");
 }
+
+#[test]
+fn a_server_seats_walk_ins_but_not_from_the_queue_or_a_reservation() {
+    let app = TestApp::spawn();
+    let (_, tables) = app.floor_with_tables(&[4, 4, 4]);
+    app.open_for_bookings(20, 8);
+    let ticket = app
+        .owner
+        .post("/queue", json!({"name": "Ada", "party_size": 2}))
+        .expect(201);
+    let (_, starts_at) = crate::helpers::next_week_at_seven();
+    let reservation = app
+        .owner
+        .post(
+            "/reservations",
+            json!({"name": "Grace", "phone": "555", "party_size": 2, "starts_at": starts_at}),
+        )
+        .expect(201);
+    let server = app.user(Role::Server);
+    server
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[0]], "party_size": 2, "queue_ticket_id": ticket["id"]}),
+        )
+        .expect_problem(403, "permission_denied");
+    server
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[1]], "party_size": 2, "reservation_id": reservation["id"]}),
+        )
+        .expect_problem(403, "permission_denied");
+    let ticket_id = ticket["id"].as_str().unwrap();
+    assert_eq!(
+        app.owner.get(&format!("/queue/{ticket_id}")).expect(200)["status"],
+        "waiting"
+    );
+    server
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[2]], "party_size": 2}),
+        )
+        .expect(201);
+    app.user(Role::Host)
+        .post(
+            "/sessions",
+            json!({"table_ids": [tables[0]], "party_size": 2, "queue_ticket_id": ticket["id"]}),
+        )
+        .expect(201);
+}

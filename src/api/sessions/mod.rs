@@ -50,9 +50,11 @@ async fn list_sessions(
 /// A named queue ticket becomes seated, and a named confirmed reservation is checked in
 /// (`reservation.checked_in`). Emits `session.created`. Takes `Idempotency-Key`: a repeat
 /// by the same caller within 24 h returns the first answer and creates nothing.
+/// Seating from the queue takes the right to run the queue, and from a reservation
+/// the right to run reservations (owner, manager, host).
 #[utoipa::path(tag = "Sessions", request_body = NewSession,
     params(("Idempotency-Key" = Option<String>, Header, description = "Repeat-safe key; a repeat within 24 h returns the first response")),
-    responses((status = 201, body = Session), (status = 409, body = Problem, description = "A table is occupied, or the queue ticket or reservation cannot be seated in its state. Codes: `table_occupied`, `illegal_transition` (names `current_status`)"),
+    responses((status = 201, body = Session), (status = 403, body = Problem, description = "Seating from the queue or a reservation without the right to run them. Codes: `permission_denied`"), (status = 409, body = Problem, description = "A table is occupied, or the queue ticket or reservation cannot be seated in its state. Codes: `table_occupied`, `illegal_transition` (names `current_status`)"),
     (status = 422, body = Problem)))]
 #[post("/sessions", data = "<body>")]
 async fn create_session(
@@ -60,6 +62,12 @@ async fn create_session(
     key: IdempotencyKey,
     body: JsonBody<NewSession>,
 ) -> Result<Reply, ApiError> {
+    if body.queue_ticket_id.is_some() {
+        caller.require(Permission::QueueWrite)?;
+    }
+    if body.reservation_id.is_some() {
+        caller.require(Permission::ReservationsWrite)?;
+    }
     caller
         .write(move |tx| {
             key.run(tx, &body.raw, |tx| {

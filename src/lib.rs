@@ -13,6 +13,7 @@ pub mod demo;
 pub mod domain;
 pub mod error;
 pub mod events;
+pub mod health;
 pub mod local_server;
 pub mod money;
 pub mod scheduler;
@@ -204,6 +205,7 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         }))
         .mount(api::BASE, api::routes())
         .mount("/", web::routes())
+        .mount("/", health::routes())
         .register("/", catchers![error::catch_all])
         // Webhooks are delivered while the server runs, and in-flight attempts finish
         // before it stops.

@@ -59,7 +59,7 @@ fn received_ids(receiver: &Receiver) -> Vec<String> {
 }
 
 #[track_caller]
-fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+pub fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
     let deadline = Instant::now() + Duration::from_secs(30);
     while !done() {
         assert!(Instant::now() < deadline, "still waiting for {what}");

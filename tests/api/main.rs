@@ -14,6 +14,7 @@ mod clock;
 mod crash;
 mod devices;
 mod errors;
+mod health;
 mod kitchen;
 mod menu;
 mod openapi;

@@ -14,11 +14,15 @@ use crate::domain::dining::sessions::MAX_PARTY_SIZE;
 /// creating one under it: `POST /orders/{id}/fire` is `orders_fire`.
 const ACTIONS: &[&str] = &[
     "acknowledge",
+    "break-end",
+    "break-start",
     "bump",
     "call",
     "cancel",
     "change-password",
     "check-in",
+    "clock-in",
+    "clock-out",
     "close",
     "complete",
     "confirm",
@@ -100,6 +104,10 @@ const TAGS: &[(&str, &str)] = &[
     (
         "Devices",
         "Setup keys that pair terminals and screens, and the paired devices.",
+    ),
+    (
+        "Attendance",
+        "Clocking in and out and breaks, and the time records with their minutes.",
     ),
     ("Events", "The live event stream (server-sent events)."),
     (

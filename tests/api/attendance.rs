@@ -231,3 +231,43 @@ fn bad_punches_are_refused_and_change_nothing() {
         .expect_problem(401, "unauthorized");
     assert_eq!(stored_records(&app), 0);
 }
+
+#[test]
+fn a_record_left_open_past_the_review_time_is_flagged_not_closed() {
+    let app = app_at(at(4, 9, 0, 0));
+    let clock = &app.app().clock;
+    let sam = app.user(Role::Server);
+    let manager = app.user(Role::Manager);
+    sam.post("/attendance/clock-in", json!({})).expect(201);
+    let waiting = || {
+        manager.get("/notifications/summary").expect(200)["attendance_needing_review"]
+            .as_i64()
+            .unwrap()
+    };
+
+    // 14 hours by default: at 23:00 exactly the record is not yet past it.
+    clock.set(at(4, 23, 0, 0));
+    assert_eq!(records(&manager, "")[0]["needs_review"], false);
+    assert_eq!(waiting(), 0);
+    clock.set(at(4, 23, 0, 1));
+    let flagged = &records(&manager, "")[0];
+    assert_eq!(flagged["needs_review"], true);
+    assert_eq!(flagged["clock_out"], Value::Null);
+    assert_eq!(waiting(), 1);
+
+    manager
+        .patch("/settings", json!({"attendance_review_hours": 16}))
+        .expect(200);
+    assert_eq!(records(&manager, "")[0]["needs_review"], false);
+    assert_eq!(waiting(), 0);
+    manager
+        .patch("/settings", json!({"attendance_review_hours": 0}))
+        .expect_problem(422, "validation_failed");
+
+    clock.set(at(5, 3, 0, 0));
+    assert_eq!(waiting(), 1);
+    let closed = sam.post("/attendance/clock-out", json!({})).expect(200);
+    assert_eq!(closed["needs_review"], false);
+    assert_eq!(closed["worked_minutes"], 18 * 60);
+    assert_eq!(waiting(), 0);
+}

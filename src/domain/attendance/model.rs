@@ -26,6 +26,9 @@ pub struct AttendanceRecord {
     pub worked_minutes: i64,
     /// Whole minutes of breaks, an open break counted up to now.
     pub break_minutes: i64,
+    /// Still open after the business's `attendance_review_hours`: for a manager to
+    /// look at. Such a record is never closed by itself.
+    pub needs_review: bool,
 }
 
 /// Where a person stands: what the next punch may be.

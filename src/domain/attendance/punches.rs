@@ -6,6 +6,7 @@ use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::*;
+use crate::domain::settings;
 use crate::domain::staff;
 use crate::domain::Tx;
 use crate::error::ApiError;
@@ -133,7 +134,9 @@ fn record_from_row(
         .map(instant)
         .transpose()?
         .unwrap_or(now);
-    let (worked_minutes, break_minutes) = minutes(instant(&clock_in)?, end, &spans);
+    let opened = instant(&clock_in)?;
+    let (worked_minutes, break_minutes) = minutes(opened, end, &spans);
+    let needs_review = clock_out.is_none() && opened < review_from(conn, now)?;
     Ok(AttendanceRecord {
         id,
         user_id: r.get(1)?,
@@ -144,7 +147,23 @@ fn record_from_row(
         breaks,
         worked_minutes,
         break_minutes,
+        needs_review,
     })
+}
+
+/// Records opened before this instant and still open need review.
+fn review_from(conn: &Connection, now: DateTime<Utc>) -> Result<DateTime<Utc>, ApiError> {
+    Ok(now - chrono::Duration::hours(settings::load(conn)?.attendance_review_hours))
+}
+
+/// How many records are still open past the review time.
+pub fn count_needing_review(conn: &Connection, now: DateTime<Utc>) -> Result<i64, ApiError> {
+    let before = crate::time::rfc3339(review_from(conn, now)?);
+    Ok(conn
+        .prepare_cached(
+            "SELECT count(*) FROM attendance_records WHERE clock_out IS NULL AND clock_in < ?1",
+        )?
+        .query_row([before], |r| r.get(0))?)
 }
 
 pub fn get_record(

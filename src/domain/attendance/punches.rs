@@ -96,11 +96,13 @@ const RECORD_COLUMNS: &str =
     "r.id, r.user_id, u.name, r.clock_in, r.clock_out, r.device_id FROM attendance_records r \
      JOIN users u ON u.id = r.user_id";
 
-/// A record with its breaks and minutes, an open one counted up to `now`.
+/// A record with its breaks and minutes, an open one counted up to `now` and
+/// flagged when opened before `review_from`.
 fn record_from_row(
     conn: &Connection,
     r: &Row,
     now: DateTime<Utc>,
+    review_from: DateTime<Utc>,
 ) -> Result<AttendanceRecord, ApiError> {
     let id: String = r.get(0)?;
     let clock_in: String = r.get(3)?;
@@ -136,7 +138,7 @@ fn record_from_row(
         .unwrap_or(now);
     let opened = instant(&clock_in)?;
     let (worked_minutes, break_minutes) = minutes(opened, end, &spans);
-    let needs_review = clock_out.is_none() && opened < review_from(conn, now)?;
+    let needs_review = clock_out.is_none() && opened < review_from;
     Ok(AttendanceRecord {
         id,
         user_id: r.get(1)?,
@@ -152,13 +154,13 @@ fn record_from_row(
 }
 
 /// Records opened before this instant and still open need review.
-fn review_from(conn: &Connection, now: DateTime<Utc>) -> Result<DateTime<Utc>, ApiError> {
+fn review_time(conn: &Connection, now: DateTime<Utc>) -> Result<DateTime<Utc>, ApiError> {
     Ok(now - chrono::Duration::hours(settings::load(conn)?.attendance_review_hours))
 }
 
 /// How many records are still open past the review time.
 pub fn count_needing_review(conn: &Connection, now: DateTime<Utc>) -> Result<i64, ApiError> {
-    let before = crate::time::rfc3339(review_from(conn, now)?);
+    let before = crate::time::rfc3339(review_time(conn, now)?);
     Ok(conn
         .prepare_cached(
             "SELECT count(*) FROM attendance_records WHERE clock_out IS NULL AND clock_in < ?1",
@@ -174,7 +176,7 @@ pub fn get_record(
     let mut stmt = conn.prepare_cached(&format!("SELECT {RECORD_COLUMNS} WHERE r.id = ?1"))?;
     let mut rows = stmt.query([id])?;
     match rows.next()? {
-        Some(row) => record_from_row(conn, row, now),
+        Some(row) => record_from_row(conn, row, now, review_time(conn, now)?),
         None => Err(ApiError::not_found("attendance record")),
     }
 }
@@ -194,9 +196,10 @@ pub fn list_records(
          ORDER BY r.clock_in, r.id"
     ))?;
     let mut rows = stmt.query(params![filter.user_id, filter.from, filter.to])?;
+    let review_from = review_time(conn, now)?;
     let mut records = Vec::new();
     while let Some(row) = rows.next()? {
-        records.push(record_from_row(conn, row, now)?);
+        records.push(record_from_row(conn, row, now, review_from)?);
     }
     Ok(records)
 }

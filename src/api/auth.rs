@@ -17,7 +17,7 @@ use crate::api::reply::Reply;
 use crate::auth::caller::tenant_header;
 use crate::auth::tokens::Claims;
 use crate::auth::{devices, passwords, perm, Can, Principal, Role};
-use crate::db::{run_blocking, TenantInfo};
+use crate::db::{run_blocking, TenantDb, TenantInfo};
 use crate::domain::staff::{self, User};
 use crate::domain::validate::Checks;
 use crate::error::{remember_failure, ApiError, Problem};
@@ -50,6 +50,8 @@ pub struct LoginResponse {
 #[serde(deny_unknown_fields)]
 pub struct ChangePassword {
     pub current_password: String,
+    /// At least 8 characters, at most 1024 bytes, not the current password.
+    #[schema(min_length = 8, max_length = 1024)]
     pub new_password: String,
 }
 
@@ -57,6 +59,7 @@ pub struct ChangePassword {
 #[serde(deny_unknown_fields)]
 pub struct PinSignIn {
     /// The staff member's 4 to 6 digit PIN.
+    #[schema(pattern = "^[0-9]{4,6}$")]
     pub pin: String,
 }
 
@@ -281,47 +284,19 @@ async fn change_password(
 /// otherwise); actions with the token are the staff member's, within their role.
 #[utoipa::path(tag = "Auth", request_body = PinSignIn, responses(
     (status = 200, body = LoginResponse), (status = 401, body = Problem),
-    (status = 403, body = Problem), (status = 429, body = Problem)))]
+    (status = 403, body = Problem), (status = 422, body = Problem), (status = 429, body = Problem)))]
 #[post("/auth/pin", data = "<body>")]
 async fn pin_sign_in(
     caller: Can<perm::ProfileRead>,
     body: JsonBody<PinSignIn>,
 ) -> Result<Reply, ApiError> {
-    let mut checks = Checks::new();
-    staff::check_pin(&mut checks, "pin", &body.pin);
-    checks.finish()?;
-    let app = caller.app.clone();
-    let tenant = caller.tenant.clone();
-    let principal = caller.principal.clone();
+    let (app, tenant, principal) = (
+        caller.app.clone(),
+        caller.tenant.clone(),
+        caller.principal.clone(),
+    );
     run_blocking(move || {
-        let paired_device = match &principal {
-            Principal::ApiKey { id } => {
-                devices::live_device(&*app.db.registry()?, tenant.info.id, id)?
-            }
-            Principal::User { .. } => None,
-        };
-        let device = paired_device.ok_or_else(|| {
-            ApiError::forbidden(
-                "paired_device_required",
-                "PIN sign-in works only with a paired device's credential",
-            )
-        })?;
-        app.pin_limiter
-            .check(&device.id)
-            .map_err(ApiError::too_many_requests)?;
-        let pin_key = app
-            .db
-            .server_secret(&staff::pin_key_name(tenant.info.id), 32)?;
-        let digest = staff::pin_digest(&pin_key, &body.pin);
-        let Some((user, generation)) = tenant.read(|conn| staff::find_by_pin(conn, &digest))?
-        else {
-            app.pin_limiter.record_failure(device.id);
-            return Err(ApiError::new(
-                rocket::http::Status::Unauthorized,
-                "invalid_pin",
-                "no active staff member has this PIN",
-            ));
-        };
+        let (user, generation, device) = staff_by_pin(&app, &tenant, &principal, &body.pin)?;
         Reply::ok(signed_in(
             &app,
             user,
@@ -333,6 +308,49 @@ async fn pin_sign_in(
         )?)
     })
     .await
+}
+
+/// The active staff member whose PIN is `pin`, with their token generation and
+/// the paired device the bearer is: a PIN counts only from a paired device's
+/// credential (403 `paired_device_required`), and wrong PINs are limited per
+/// device (401 `invalid_pin`, then 429).
+pub fn staff_by_pin(
+    app: &App,
+    tenant: &TenantDb,
+    principal: &Principal,
+    pin: &str,
+) -> Result<(User, i64, devices::Device), ApiError> {
+    let mut checks = Checks::new();
+    staff::check_pin(&mut checks, "pin", pin);
+    checks.finish()?;
+    let paired_device = match principal {
+        Principal::ApiKey { id } => devices::live_device(&*app.db.registry()?, tenant.info.id, id)?,
+        Principal::User { .. } => None,
+    };
+    let device = paired_device.ok_or_else(|| {
+        ApiError::forbidden(
+            "paired_device_required",
+            "a PIN counts only on a paired device",
+        )
+    })?;
+    app.pin_limiter
+        .check(&device.id)
+        .map_err(ApiError::too_many_requests)?;
+    let pin_key = app
+        .db
+        .server_secret(&staff::pin_key_name(tenant.info.id), 32)?;
+    let digest = staff::pin_digest(&pin_key, pin);
+    match tenant.read(|conn| staff::find_by_pin(conn, &digest))? {
+        Some((user, generation)) => Ok((user, generation, device)),
+        None => {
+            app.pin_limiter.record_failure(device.id);
+            Err(ApiError::new(
+                rocket::http::Status::Unauthorized,
+                "invalid_pin",
+                "no active staff member has this PIN",
+            ))
+        }
+    }
 }
 
 /// Who the credentials belong to.

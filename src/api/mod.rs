@@ -7,6 +7,7 @@
 //! parsed into domain types, one call into `crate::domain`, a reply.
 
 pub mod admin;
+pub mod attendance;
 pub mod auth;
 pub mod body;
 pub mod devices;
@@ -78,6 +79,7 @@ pub const GROUPS: &[Group] = &[
     admin::GROUP,
     users::GROUP,
     devices::GROUP,
+    attendance::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

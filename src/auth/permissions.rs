@@ -136,6 +136,10 @@ permissions! {
     StaffManage => "staff.manage",
     /// Create setup keys, see and revoke paired devices.
     DevicesManage => "devices.manage",
+    /// Clock in and out, take breaks, and see one's own time records.
+    AttendancePunch => "attendance.punch",
+    /// See everyone's time records.
+    AttendanceManage => "attendance.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -163,7 +167,10 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         KitchenStations => matches!(role, Owner | Manager),
         BackupsManage => matches!(role, Owner),
         StaffRead => true,
-        StaffWages | StaffManage | DevicesManage => matches!(role, Owner | Manager),
+        StaffWages | StaffManage | DevicesManage | AttendanceManage => {
+            matches!(role, Owner | Manager)
+        }
+        AttendancePunch => true,
     }
 }
 

@@ -16,6 +16,7 @@ const RANKS: &[(&str, u8)] = &[
     ("staff", 3),
     ("webhooks", 3),
     ("menu", 4),
+    ("attendance", 4),
     ("orders", 5),
     ("dining", 6),
     ("kitchen", 6),

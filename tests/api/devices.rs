@@ -18,19 +18,6 @@ fn pair(app: &TestApp, code: &str, name: &str) -> crate::helpers::Res {
     Client::anonymous(&app.base).post("/devices/pair", json!({"code": code, "device_name": name}))
 }
 
-/// Pairs a new device of `role`; returns its id and a client with its credential.
-fn paired(app: &TestApp, role: &str) -> (String, Client) {
-    let key = setup_key(&app.owner, role);
-    let paired = pair(app, key["code"].as_str().unwrap(), "Terminal").expect(201);
-    (
-        paired["device"]["id"].as_str().unwrap().to_string(),
-        Client {
-            token: Some(paired["api_key"].as_str().unwrap().to_string()),
-            ..Client::anonymous(&app.base).with_tenant(&app.tenant_id)
-        },
-    )
-}
-
 fn registry(app: &TestApp) -> rusqlite::Connection {
     rusqlite::Connection::open(app.dir.path().join("registry.db")).unwrap()
 }
@@ -170,7 +157,7 @@ fn a_revoked_device_is_refused_at_once() {
                    "password": "temporary pass", "pin": "2468"}),
         )
         .expect(201);
-    let (id, device) = paired(&app, "server");
+    let (id, device) = app.paired_device("server");
     device.get("/orders").expect(200);
     let signed_in = device.post("/auth/pin", json!({"pin": "2468"})).expect(200);
     let person = Client {
@@ -203,7 +190,7 @@ fn pin_sign_in_works_only_through_a_paired_device() {
                    "password": "temporary pass", "pin": "135790"}),
         )
         .expect(201);
-    let (_, device) = paired(&app, "kitchen");
+    let (_, device) = app.paired_device("kitchen");
 
     app.owner
         .post("/auth/pin", json!({"pin": "135790"}))
@@ -255,7 +242,7 @@ fn pin_sign_in_works_only_through_a_paired_device() {
     device
         .post("/auth/pin", json!({"pin": "135790"}))
         .expect_problem(429, "rate_limited");
-    let (_, other_device) = paired(&app, "cashier");
+    let (_, other_device) = app.paired_device("cashier");
     other_device
         .post("/auth/pin", json!({"pin": "135790"}))
         .expect(200);
@@ -350,7 +337,7 @@ fn bad_input_to_devices_is_refused_with_problems() {
             .expect_problem(403, "permission_denied");
     }
     // The PIN must be 4 to 6 digits, as a string.
-    let (_, device) = paired(&app, "server");
+    let (_, device) = app.paired_device("server");
     device
         .post("/auth/pin", json!({"pin": 1234}))
         .expect_problem(422, "validation_failed");

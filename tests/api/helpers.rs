@@ -273,6 +273,31 @@ impl TestApp {
         }
     }
 
+    /// Pairs a new device of `role` through a setup key; returns its id and a
+    /// client with its credential.
+    pub fn paired_device(&self, role: &str) -> (String, Client) {
+        let key = self
+            .owner
+            .post(
+                "/devices/setup-keys",
+                json!({"name": "Front terminal", "role": role}),
+            )
+            .expect(201);
+        let paired = Client::anonymous(&self.base)
+            .post(
+                "/devices/pair",
+                json!({"code": key["code"], "device_name": "Terminal"}),
+            )
+            .expect(201);
+        (
+            paired["device"]["id"].as_str().unwrap().to_string(),
+            Client {
+                token: Some(paired["api_key"].as_str().unwrap().to_string()),
+                ..Client::anonymous(&self.base).with_tenant(&self.tenant_id)
+            },
+        )
+    }
+
     /// An API key client of `role` for the main tenant.
     pub fn api_key(&self, role: Role) -> Client {
         let registry = self.app().db.registry().unwrap();

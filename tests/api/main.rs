@@ -5,6 +5,7 @@ mod receiver;
 
 mod admin;
 mod architecture;
+mod attendance;
 mod auth;
 mod backup;
 mod browser;

@@ -91,10 +91,18 @@ fn the_document_is_valid_openapi_3_1() {
 #[test]
 fn operations_have_unique_ids_named_after_group_and_action() {
     let doc = document();
+    let declared: BTreeSet<&str> = doc["tags"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|tag| tag["name"].as_str().unwrap())
+        .collect();
     let mut seen = BTreeSet::new();
     for (path, item) in doc["paths"].as_object().unwrap() {
         for (method, operation) in item.as_object().unwrap() {
             let id = operation["operationId"].as_str().unwrap().to_string();
+            let tag = operation["tags"][0].as_str().unwrap_or_default();
+            assert!(declared.contains(tag), "{id}: tag {tag:?} is not declared");
             assert!(
                 id.split('_')
                     .all(|w| !w.is_empty() && w.bytes().all(|b| b.is_ascii_lowercase())),
@@ -125,6 +133,13 @@ fn operations_have_unique_ids_named_after_group_and_action() {
         "orders_payments_create"
     );
     assert_eq!(id("post", "/api/v1/auth/login"), "auth_login");
+    assert_eq!(id("post", "/api/v1/auth/pin"), "auth_pin");
+    assert_eq!(id("post", "/api/v1/devices/pair"), "devices_pair");
+    assert_eq!(id("post", "/api/v1/devices/{id}/revoke"), "devices_revoke");
+    assert_eq!(
+        id("post", "/api/v1/users/{id}/reset-password"),
+        "users_reset_password"
+    );
 }
 
 #[test]

@@ -415,6 +415,55 @@ const MENU_AND_KITCHEN: &[Operation] = &[
     },
 ];
 
+/// A staff member of their own for each case, so no change of one case meets another's.
+fn staff_member(w: &World) -> String {
+    let email = format!("{}@staff.example", unique("member").replace(' ', "."));
+    id_of(
+        &w.app
+            .owner
+            .post(
+                "/users",
+                json!({"name": "Sam", "email": email, "role": "server", "password": "temporary-1"}),
+            )
+            .expect(201),
+    )
+}
+
+const STAFF_AND_DEVICES: &[Operation] = &[
+    Operation {
+        id: "users_create",
+        pools: &[],
+        target: |_| Target {
+            path: "/users".into(),
+            values: BTreeMap::new(),
+        },
+    },
+    Operation {
+        id: "users_update",
+        pools: &[],
+        target: |w| Target {
+            path: format!("/users/{}", staff_member(w)),
+            values: BTreeMap::new(),
+        },
+    },
+    Operation {
+        id: "users_reset_password",
+        pools: &[],
+        target: |w| Target {
+            path: format!("/users/{}/reset-password", staff_member(w)),
+            values: BTreeMap::new(),
+        },
+    },
+    Operation {
+        id: "devices_setup_keys_create",
+        pools: &[],
+        target: |_| Target {
+            path: "/devices/setup-keys".into(),
+            values: BTreeMap::new(),
+        },
+    },
+];
+
 // The public booking runs first, while every day is open for bookings.
 const SETTINGS_AND_DINING_ROOM: &[Operation] = &[
     Operation {
@@ -1092,4 +1141,9 @@ fn the_menu_and_kitchen_take_what_their_schemas_allow() {
 #[test]
 fn settings_and_the_dining_room_take_what_their_schemas_allow() {
     agree(&World::new(), SETTINGS_AND_DINING_ROOM);
+}
+
+#[test]
+fn staff_and_devices_take_what_their_schemas_allow() {
+    agree(&World::new(), STAFF_AND_DEVICES);
 }

@@ -13,7 +13,7 @@ fn settings_are_read_and_changed() {
         settings,
         json!({"business_name": "Test Bistro", "currency": "USD", "timezone": "UTC", "business_day_start_hour": 4,
                "reservation_grace_minutes": 15, "auto_confirm_reservations": false, "table_hold_minutes": 60,
-               "kitchen_auto_ready": true})
+               "kitchen_auto_ready": true, "attendance_review_hours": 14})
     );
     let changed = app
         .user(Role::Manager)

@@ -32,10 +32,12 @@ super::group![
 #[serde(deny_unknown_fields)]
 pub struct SetupKeyRequest {
     /// What the device will be called until it names itself, such as "Kitchen 1".
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub name: String,
     /// The role the device acts with; any role but owner.
     pub role: Role,
     /// 1 to 10080 (7 days); 15 when absent.
+    #[schema(minimum = 1, maximum = 10080)]
     pub expires_in_minutes: Option<i64>,
 }
 
@@ -54,8 +56,10 @@ pub struct SetupKeyCreated {
 #[serde(deny_unknown_fields)]
 pub struct PairRequest {
     /// The setup key's code; case, spaces and dashes do not matter.
+    #[schema(min_length = 1, max_length = 40, pattern = r"\S")]
     pub code: String,
     /// What the device calls itself, such as "Bar terminal".
+    #[schema(min_length = 1, max_length = 80, pattern = r"\S")]
     pub device_name: String,
 }
 

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::backup::schedule::{self, BackupProblem};
-use crate::domain::webhooks;
+use crate::domain::{attendance, webhooks};
 use crate::error::{ApiError, Problem};
 
 super::group![summary,];
@@ -19,22 +19,27 @@ pub struct Summary {
     /// The server's scheduled backups, when the last one failed or the newest
     /// is older than twice the interval; `null` when fine or not set up.
     pub backup: Option<BackupProblem>,
+    /// Attendance records still open past the business's `attendance_review_hours`.
+    pub attendance_needing_review: i64,
 }
 
 /// What needs attention.
 ///
 /// Roles: owner, manager.
-/// Today only `failed_deliveries`: webhook deliveries that gave up; retry them with
-/// `POST /webhooks/deliveries/{event_id}/retry`.
+/// `failed_deliveries`: webhook deliveries that gave up; retry them with
+/// `POST /webhooks/deliveries/{event_id}/retry`. `attendance_needing_review`:
+/// staff still clocked in past the review time.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
-    let backup = schedule::problem(&caller.app, caller.app.clock.now());
+    let now = caller.app.clock.now();
+    let backup = schedule::problem(&caller.app, now);
     caller
         .read(move |conn| {
             Reply::ok(Summary {
                 failed_deliveries: webhooks::count_failed(conn)?,
                 backup,
+                attendance_needing_review: attendance::count_needing_review(conn, now)?,
             })
         })
         .await

@@ -29,8 +29,9 @@ super::group![
 #[derive(Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct PasswordReset {
-    /// A temporary password, at least 8 characters; the user must change it at
-    /// their next login.
+    /// A temporary password, at least 8 characters and at most 1024 bytes; the
+    /// user must change it at their next login.
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
 }
 

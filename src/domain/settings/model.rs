@@ -17,6 +17,8 @@ pub struct TenantSettings {
     pub table_hold_minutes: i64,
     /// An order whose kitchen tickets are all bumped becomes ready by itself.
     pub kitchen_auto_ready: bool,
+    /// Hours after which an attendance record still open is flagged for review.
+    pub attendance_review_hours: i64,
 }
 
 impl TenantSettings {
@@ -46,6 +48,8 @@ pub struct Settings {
     pub table_hold_minutes: i64,
     /// An order whose kitchen tickets are all bumped becomes ready by itself.
     pub kitchen_auto_ready: bool,
+    /// Hours after which an attendance record still open is flagged for review.
+    pub attendance_review_hours: i64,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -64,4 +68,6 @@ pub struct SettingsPatch {
     #[schema(minimum = 0, maximum = 720)]
     pub table_hold_minutes: Option<i64>,
     pub kitchen_auto_ready: Option<bool>,
+    #[schema(minimum = 1, maximum = 72)]
+    pub attendance_review_hours: Option<i64>,
 }

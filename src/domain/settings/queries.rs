@@ -16,12 +16,14 @@ pub fn load(conn: &Connection) -> Result<TenantSettings, ApiError> {
         auto_confirm_reservations: view.auto_confirm_reservations,
         table_hold_minutes: view.table_hold_minutes,
         kitchen_auto_ready: view.kitchen_auto_ready,
+        attendance_review_hours: view.attendance_review_hours,
     })
 }
 
 pub fn get_settings(conn: &Connection) -> Result<Settings, ApiError> {
     Ok(conn.prepare_cached("SELECT business_name, currency, timezone, business_day_start_hour, reservation_grace_minutes, \
-         auto_confirm_reservations, table_hold_minutes, kitchen_auto_ready FROM settings WHERE id = 1")?.query_row([],
+         auto_confirm_reservations, table_hold_minutes, kitchen_auto_ready, attendance_review_hours \
+         FROM settings WHERE id = 1")?.query_row([],
         |r| {
             Ok(Settings {
                 business_name: r.get(0)?,
@@ -32,6 +34,7 @@ pub fn get_settings(conn: &Connection) -> Result<Settings, ApiError> {
                 auto_confirm_reservations: r.get(5)?,
                 table_hold_minutes: r.get(6)?,
                 kitchen_auto_ready: r.get(7)?,
+                attendance_review_hours: r.get(8)?,
             })
         },
     )?)
@@ -70,11 +73,15 @@ pub fn update_settings(tx: &Transaction, patch: &SettingsPatch) -> Result<Settin
     let auto_ready = patch
         .kitchen_auto_ready
         .unwrap_or(current.kitchen_auto_ready);
+    let review_hours = patch
+        .attendance_review_hours
+        .unwrap_or(current.attendance_review_hours);
+    checks.integer_in("attendance_review_hours", review_hours, 1..=72);
     checks.finish()?;
     tx.prepare_cached(
         "UPDATE settings SET business_name = ?1, timezone = ?2, business_day_start_hour = ?3, \
          reservation_grace_minutes = ?4, table_hold_minutes = ?5, auto_confirm_reservations = ?6, \
-         kitchen_auto_ready = ?7 WHERE id = 1",
+         kitchen_auto_ready = ?7, attendance_review_hours = ?8 WHERE id = 1",
     )?
     .execute(params![
         business_name,
@@ -83,7 +90,8 @@ pub fn update_settings(tx: &Transaction, patch: &SettingsPatch) -> Result<Settin
         grace,
         hold,
         auto_confirm,
-        auto_ready
+        auto_ready,
+        review_hours
     ])?;
     get_settings(tx)
 }

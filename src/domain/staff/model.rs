@@ -42,13 +42,21 @@ impl StaffMember {
 #[derive(Debug, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct NewStaffMember {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: String,
+    #[schema(max_length = 254)]
     pub email: String,
     pub role: Role,
+    /// At least 8 characters, at most 1024 bytes.
+    #[schema(min_length = 8, max_length = 1024)]
     pub password: String,
+    #[schema(max_length = 40)]
     pub phone: Option<String>,
+    /// In the currency's major units, with at most its number of decimals.
+    #[schema(minimum = 0, maximum = 10000000)]
     pub hourly_wage: Option<f64>,
     /// 4 to 6 digits, unique in the business.
+    #[schema(pattern = "^[0-9]{4,6}$")]
     pub pin: Option<String>,
 }
 
@@ -56,17 +64,21 @@ pub struct NewStaffMember {
 #[derive(Debug, Default, Deserialize, ToSchema)]
 #[serde(deny_unknown_fields)]
 pub struct StaffPatch {
+    #[schema(min_length = 1, max_length = 120, pattern = r"\S")]
     pub name: Option<String>,
+    #[schema(max_length = 254)]
     pub email: Option<String>,
     pub role: Option<Role>,
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, max_length = 40)]
     pub phone: Option<Option<String>>,
+    /// In the currency's major units, with at most its number of decimals.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<f64>)]
+    #[schema(value_type = Option<f64>, minimum = 0, maximum = 10000000)]
     pub hourly_wage: Option<Option<f64>>,
+    /// 4 to 6 digits, unique in the business.
     #[serde(default, deserialize_with = "nullable")]
-    #[schema(value_type = Option<String>)]
+    #[schema(value_type = Option<String>, pattern = "^[0-9]{4,6}$")]
     pub pin: Option<Option<String>>,
 }
 

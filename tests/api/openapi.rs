@@ -125,6 +125,7 @@ fn operations_have_unique_ids_named_after_group_and_action() {
         "orders_payments_create"
     );
     assert_eq!(id("post", "/api/v1/auth/login"), "auth_login");
+    assert_eq!(id("post", "/api/v1/admin/restore"), "admin_restore");
 }
 
 #[test]

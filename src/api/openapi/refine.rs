@@ -27,6 +27,7 @@ const ACTIONS: &[&str] = &[
     "no-show",
     "ready",
     "recall",
+    "restore",
     "retry",
     "rotate-secret",
     "seat",

@@ -1,7 +1,7 @@
-//! The server's log on stdout: a timestamp, the level, then `key=value` fields,
-//! one record a line, for the journal or a grep. Every answered request gets a
-//! line with an id that the client also receives in `X-Request-Id`, so a
-//! complaint about one request finds its line.
+//! The server's log on stdout: a timestamp, the level and the message, one
+//! record a line, for the journal or a grep. Every answered request gets a line
+//! of `key=value` fields under an id that the client also receives in
+//! `X-Request-Id`, so a complaint about one request finds its line.
 //!
 //! A line names the route's pattern, never the path or the query, and no body
 //! or header but the tenant id: guests' names, emails and phone numbers and

@@ -5,6 +5,8 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::path::PathBuf;
 use std::time::Duration;
 
+use crate::logging::LogLevel;
+
 #[derive(Debug, Clone)]
 pub struct Config {
     pub data_dir: PathBuf,
@@ -21,8 +23,8 @@ pub struct Config {
     pub public_requests_per_minute: u32,
     /// Largest JSON request body accepted, in bytes.
     pub json_limit: u64,
-    /// Log requests and startup to stdout (off in tests).
-    pub log: bool,
+    /// How much goes to the log on stdout (off in tests).
+    pub log_level: LogLevel,
     /// How long a webhook receiver has to answer; the contract says 10 s.
     pub webhook_timeout: Duration,
     /// The most threads sending webhooks at once. Each serves one tenant at a time;
@@ -47,7 +49,7 @@ impl Config {
             login_attempts_per_minute: 10,
             public_requests_per_minute: 60,
             json_limit: 256 * 1024,
-            log: true,
+            log_level: LogLevel::Info,
             webhook_timeout: Duration::from_secs(10),
             webhook_workers: 64,
             backup_dir: None,

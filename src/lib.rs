@@ -15,6 +15,7 @@ pub mod error;
 pub mod events;
 pub mod health;
 pub mod local_server;
+pub mod logging;
 pub mod money;
 pub mod scheduler;
 pub mod time;
@@ -159,11 +160,8 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         address: config.address,
         port: config.port,
         limits: Limits::default().limit("json", config.json_limit.bytes()),
-        log_level: if config.log {
-            LogLevel::Critical
-        } else {
-            LogLevel::Off
-        },
+        // Rocket's records go through the server's own log (see `logging`).
+        log_level: LogLevel::Off,
         cli_colors: false,
         // A LAN server with no proxy in front: never trust a client-set address header.
         ip_header: None,
@@ -180,8 +178,10 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
     );
     let dispatcher = Arc::new(Mutex::new(None::<Dispatcher>));
     let stopping = dispatcher.clone();
+    logging::init(config.log_level);
     rocket::custom(rocket_config)
         .manage(app.clone())
+        .attach(logging::RequestLog)
         .attach(AdHoc::on_liftoff("scheduler", move |_| {
             Box::pin(async move {
                 let (scheduler, backups) = threads;

@@ -8,6 +8,7 @@ use std::thread::JoinHandle;
 use rocket::fairing::AdHoc;
 
 use crate::db::DataDirLock;
+use crate::logging::LogLevel;
 use crate::{build_rocket, App, Config};
 
 pub struct LocalServer {
@@ -25,7 +26,7 @@ pub fn loopback_config(data_dir: &Path) -> Config {
     let mut config = Config::new(data_dir.to_path_buf());
     config.address = "127.0.0.1".parse().expect("a loopback address");
     config.port = 0;
-    config.log = false;
+    config.log_level = LogLevel::Off;
     config
 }
 

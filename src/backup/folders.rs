@@ -16,9 +16,10 @@ pub fn folder_name(at: DateTime<Utc>) -> String {
 
 /// When the backup of folder `name` started, if `name` is a backup folder's name.
 pub fn started_at(name: &str) -> Option<DateTime<Utc>> {
-    NaiveDateTime::parse_from_str(name, FORMAT)
-        .ok()
-        .map(|t| t.and_utc())
+    // The parser also takes shorter fields and leading spaces; only the exact
+    // form backups are named with is a backup's name.
+    let at = NaiveDateTime::parse_from_str(name, FORMAT).ok()?.and_utc();
+    (folder_name(at) == name).then_some(at)
 }
 
 /// The complete backups under `root` (those with a readable manifest), newest first.

@@ -8,6 +8,7 @@ use std::time::Duration;
 use clap::Args;
 
 use crate::db::DataDirLock;
+use crate::logging::LogLevel;
 use crate::{build_rocket, demo, App, Config};
 
 #[derive(Args, Clone)]
@@ -36,6 +37,9 @@ pub struct ServeArgs {
     /// How many of the newest backups in --backup-dir to keep.
     #[arg(long, env = "BRIGADE_BACKUP_KEEP", default_value_t = 7, value_parser = clap::value_parser!(u32).range(1..))]
     backup_keep: u32,
+    /// How much to log on stdout: off, error, warn, info (a line per request) or debug.
+    #[arg(long, env = "BRIGADE_LOG_LEVEL", value_enum, default_value_t = LogLevel::Info)]
+    log_level: LogLevel,
 }
 
 /// `90s`, `30m`, `24h` or `7d`.
@@ -72,6 +76,7 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     config.backup_dir = args.backup_dir;
     config.backup_every = args.backup_every;
     config.backup_keep = args.backup_keep as usize;
+    config.log_level = args.log_level;
     let app = App::open(config)?;
     let first_start = app.db.tenants().is_empty();
     let demo = if first_start && !args.no_demo {

@@ -140,6 +140,7 @@ fn operations_have_unique_ids_named_after_group_and_action() {
         id("post", "/api/v1/users/{id}/reset-password"),
         "users_reset_password"
     );
+    assert_eq!(id("post", "/api/v1/admin/restore"), "admin_restore");
 }
 
 #[test]

@@ -3,6 +3,7 @@
 use std::io::{BufRead, BufReader};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
+use std::sync::mpsc::Receiver;
 use std::time::{Duration, Instant};
 
 pub fn brigade(data_dir: &Path, args: &[&str]) -> std::process::Output {
@@ -37,9 +38,17 @@ pub struct Server {
     child: Child,
     pub base: String,
     pub output: Vec<String>,
+    /// What it prints after `output`.
+    later: Receiver<String>,
 }
 
 impl Server {
+    /// Kills the server and returns all it printed after `output`.
+    pub fn kill_and_read_the_rest(&mut self) -> Vec<String> {
+        self.kill();
+        self.later.iter().collect()
+    }
+
     /// SIGKILL: no shutdown code runs, as in a crash or a power cut.
     pub fn kill(&mut self) {
         let _ = self.child.kill();
@@ -63,7 +72,7 @@ pub fn serve_no_demo(data_dir: &Path) -> Server {
     serve_with(data_dir, &["--no-demo"])
 }
 
-fn serve_with(data_dir: &Path, extra: &[&str]) -> Server {
+pub fn serve_with(data_dir: &Path, extra: &[&str]) -> Server {
     let port = free_port();
     let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
         .arg("--data-dir")
@@ -98,5 +107,6 @@ fn serve_with(data_dir: &Path, extra: &[&str]) -> Server {
         child,
         base,
         output,
+        later: rx,
     }
 }

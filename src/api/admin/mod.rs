@@ -41,6 +41,11 @@ pub struct BackupList {
 #[serde(deny_unknown_fields)]
 pub struct RestoreRequest {
     /// The name of a backup, as listed by `GET /admin/backups`.
+    #[schema(
+        min_length = 20,
+        max_length = 20,
+        pattern = r"^[0-9]{8}T[0-9]{6}\.[0-9]{3}Z$"
+    )]
     pub backup: String,
 }
 

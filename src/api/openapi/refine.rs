@@ -37,6 +37,7 @@ const ACTIONS: &[&str] = &[
     "ready",
     "recall",
     "reset-password",
+    "restore",
     "retry",
     "revoke",
     "rotate-secret",

@@ -7,12 +7,12 @@ use utoipa::ToSchema;
 
 use super::model::*;
 use super::payments::{list_payments, record_payment};
-use super::read::{find_order, order_json, OrderRow};
+use super::read::{find_order, line_amounts, order_json, OrderRow};
 use super::write::change_status;
 use crate::domain::settings;
 use crate::domain::Tx;
 use crate::error::ApiError;
-use crate::money::{percentage, to_json, to_minor};
+use crate::money::to_json;
 
 pub const MAX_TENDERS: usize = 10;
 
@@ -95,7 +95,6 @@ pub fn checkout(
     order_id: &str,
     tenders: &[NewPayment],
 ) -> Result<(OrderRow, i64), ApiError> {
-    let exponent = tx.exponent()?;
     let order = find_order(tx, order_id)?;
     if !order.status.is_open() {
         return Err(ApiError::conflict(
@@ -116,14 +115,20 @@ pub fn checkout(
     if order.status == OrderStatus::Pending {
         change_status(tx, order_id, OrderStatus::Confirmed, None)?;
     }
-    let mut change = 0;
+    let change_before = change_given(tx, order_id)?;
     for (i, tender) in tenders.iter().enumerate() {
-        let (payment, _) = record_payment(tx, order_id, tender, &format!("tenders[{i}]."))
+        record_payment(tx, order_id, tender, &format!("tenders[{i}]."))
             .map_err(|err| err.with("tender", i))?;
-        change += minor(payment.change_due, exponent)?;
     }
     let row = change_status(tx, order_id, OrderStatus::Completed, None)?;
-    Ok((row, change))
+    Ok((row, change_given(tx, order_id)? - change_before))
+}
+
+/// Cash handed back on the order's payments, in minor units.
+fn change_given(conn: &rusqlite::Connection, order_id: &str) -> Result<i64, ApiError> {
+    Ok(conn
+        .prepare_cached("SELECT COALESCE(SUM(change_due), 0) FROM payments WHERE order_id = ?1")?
+        .query_row([order_id], |r| r.get(0))?)
 }
 
 /// The receipt of an order as it stands, with every payment and refund.
@@ -135,14 +140,8 @@ pub fn receipt(
     let settings = settings::get_settings(tx)?;
     let order = order_json(tx, row, exponent)?;
     let payments = list_payments(tx, &row.id, exponent)?;
-    let mut by_rate: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-    for line in &order.items {
-        *by_rate.entry(minor(line.tax_rate, 3)?).or_default() += minor(line.line_total, exponent)?;
-    }
-    let mut change = 0;
-    for payment in &payments {
-        change += minor(payment.change_due, exponent)?;
-    }
+    let taxes = taxes_by_rate(&line_amounts(tx, &row.id)?);
+    let change = change_given(tx, &row.id)?;
     Ok(Receipt {
         business_name: settings.business_name,
         order_number: order.order_number,
@@ -163,12 +162,12 @@ pub fn receipt(
             .collect(),
         subtotal: order.subtotal,
         discount_amount: order.discount_amount,
-        taxes: by_rate
+        taxes: taxes
             .into_iter()
-            .map(|(rate, taxable)| ReceiptTax {
+            .map(|(rate, (taxable, tax))| ReceiptTax {
                 rate: crate::money::rate_to_json(rate),
                 taxable: to_json(taxable, exponent),
-                tax: to_json(percentage(taxable, rate), exponent),
+                tax: to_json(tax, exponent),
             })
             .collect(),
         total_amount: order.total_amount,
@@ -187,9 +186,4 @@ pub fn receipt(
         refunded_amount: order.refunded_amount,
         closed_at: order.closed_at,
     })
-}
-
-/// An amount as shown back in minor units; shown amounts always convert.
-fn minor(shown: f64, exponent: u32) -> Result<i64, ApiError> {
-    to_minor(shown, exponent).map_err(ApiError::internal)
 }

@@ -484,15 +484,21 @@ pub fn price_line(
 /// lines do not collect a rounding cent each.
 pub fn totals(lines: &[(i64, i64)], discount: i64) -> (i64, i64, i64) {
     let subtotal: i64 = lines.iter().map(|(amount, _)| amount).sum();
+    let tax: i64 = taxes_by_rate(lines).values().map(|(_, tax)| tax).sum();
+    (subtotal, tax, subtotal + tax - discount)
+}
+
+/// Per tax rate, the lines' amount at that rate and its tax, as [`totals`]
+/// computes them.
+pub fn taxes_by_rate(lines: &[(i64, i64)]) -> std::collections::BTreeMap<i64, (i64, i64)> {
     let mut by_rate: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
     for (amount, rate) in lines {
         *by_rate.entry(*rate).or_default() += amount;
     }
-    let tax: i64 = by_rate
-        .iter()
-        .map(|(rate, amount)| crate::money::percentage(*amount, *rate))
-        .sum();
-    (subtotal, tax, subtotal + tax - discount)
+    by_rate
+        .into_iter()
+        .map(|(rate, amount)| (rate, (amount, crate::money::percentage(amount, rate))))
+        .collect()
 }
 
 #[cfg(test)]

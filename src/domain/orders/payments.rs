@@ -32,6 +32,38 @@ fn payment_from_row(r: &Row, exponent: u32) -> rusqlite::Result<Payment> {
     })
 }
 
+/// A row of the payments table: a payment, or a refund with negative amounts
+/// and its reason. Cash above what was applied is change.
+pub(super) struct Tender<'a> {
+    pub method: PaymentMethod,
+    pub applied: i64,
+    pub tendered: i64,
+    pub tip: i64,
+    pub reference: Option<&'a str>,
+    pub reason: Option<&'a str>,
+}
+
+pub(super) fn insert_payment(tx: &Tx, order_id: &str, tender: &Tender) -> Result<String, ApiError> {
+    let id = Uuid::now_v7().to_string();
+    tx.prepare_cached(&format!(
+        "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)"
+    ))?
+    .execute(params![
+        id,
+        order_id,
+        tender.method.as_str(),
+        tender.applied,
+        tender.tendered,
+        tender.tendered - tender.applied,
+        tender.tip,
+        tender.reference,
+        tx.now_text(),
+        tender.reason,
+        tx.actor()
+    ])?;
+    Ok(id)
+}
+
 pub(super) fn get_payment(conn: &Connection, id: &str, exponent: u32) -> Result<Payment, ApiError> {
     Ok(conn
         .prepare_cached(&format!(
@@ -109,21 +141,17 @@ pub(super) fn record_payment(
         .with("balance_due", to_json(balance, exponent)));
     }
     let applied = tendered.min(balance);
-    let id = Uuid::now_v7().to_string();
-    tx.prepare_cached(&format!(
-            "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, NULL, ?10)"
-        ))?.execute(params![
-            id,
-            order_id,
-            new.method.as_str(),
+    let id = insert_payment(
+        tx,
+        order_id,
+        &Tender {
+            method: new.method,
             applied,
             tendered,
-            tendered - applied,
             tip,
-            reference,
-            tx.now_text(),
-            tx.actor()
-        ],
+            reference: reference.as_deref(),
+            reason: None,
+        },
     )?;
     tx.prepare_cached("UPDATE orders SET paid_amount = paid_amount + ?2, tip_amount = tip_amount + ?3 WHERE id = ?1")?.execute(params![order_id, applied, tip],
     )?;

@@ -101,6 +101,15 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
         .ok_or_else(|| ApiError::not_found("order"))
 }
 
+/// Each line's amount (unit price × quantity) and tax rate, in minor units.
+pub fn line_amounts(conn: &Connection, order_id: &str) -> Result<Vec<(i64, i64)>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT unit_price * quantity, tax_rate FROM order_items WHERE order_id = ?1",
+    )?;
+    let rows = stmt.query_map([order_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    Ok(rows.collect::<Result<_, _>>()?)
+}
+
 const LINE_COLUMNS: &str =
     "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course, \
      (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id)";

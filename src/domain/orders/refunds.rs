@@ -4,10 +4,9 @@
 //! back more than was paid.
 
 use rusqlite::{params, OptionalExtension};
-use uuid::Uuid;
 
 use super::model::*;
-use super::payments::{get_payment, PAYMENT_COLUMNS};
+use super::payments::{get_payment, insert_payment, Tender};
 use super::read::{find_order, OrderRow};
 use super::write::touch;
 use crate::domain::event::Event;
@@ -190,22 +189,18 @@ fn insert_refund(
     reference: Option<&str>,
     reason: &str,
 ) -> Result<String, ApiError> {
-    let id = Uuid::now_v7().to_string();
-    tx.prepare_cached(&format!(
-        "INSERT INTO payments ({PAYMENT_COLUMNS}, created_by) VALUES (?1, ?2, ?3, ?4, ?4, 0, ?5, ?6, ?7, ?8, ?9)"
-    ))?
-    .execute(params![
-        id,
+    insert_payment(
+        tx,
         order_id,
-        method.as_str(),
-        -amount,
-        -tip,
-        reference,
-        tx.now_text(),
-        reason,
-        tx.actor()
-    ])?;
-    Ok(id)
+        &Tender {
+            method,
+            applied: -amount,
+            tendered: -amount,
+            tip: -tip,
+            reference,
+            reason: Some(reason),
+        },
+    )
 }
 
 /// Gives back every payment of an open order about to be cancelled, each with

@@ -6,7 +6,7 @@ use rusqlite::{params, Connection};
 use uuid::Uuid;
 
 use super::model::*;
-use super::read::{find_order, OrderRow};
+use super::read::{find_order, line_amounts, OrderRow};
 use super::split;
 use crate::domain::event::{Event, OrderData};
 use crate::domain::validate::{path_id, Checks};
@@ -93,13 +93,7 @@ pub(super) fn touch(
     order_id: &str,
     event: fn(OrderData) -> Event,
 ) -> Result<OrderRow, ApiError> {
-    let lines: Vec<(i64, i64)> = {
-        let mut stmt = tx.prepare_cached(
-            "SELECT unit_price * quantity, tax_rate FROM order_items WHERE order_id = ?1",
-        )?;
-        let rows = stmt.query_map([order_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
-        rows.collect::<Result<_, _>>()?
-    };
+    let lines = line_amounts(tx, order_id)?;
     let current = find_order(tx, order_id)?;
     // A check's amounts are its share of the split order, fixed at the split.
     let (subtotal, tax, total) = if current.parent_order_id.is_some() {

@@ -27,6 +27,17 @@ impl Counter {
         json!([{"menu_item_id": self.burger, "quantity": 2}, {"menu_item_id": self.beer, "quantity": 1}])
     }
 
+    /// A pending takeaway order of [`Counter::lines`].
+    fn open_order(&self) -> Value {
+        self.app
+            .owner
+            .post(
+                "/orders",
+                json!({"order_type": "takeaway", "items": self.lines()}),
+            )
+            .expect(201)
+    }
+
     fn checkout(&self, client: &Client, key: &str, body: Value) -> Res {
         client.send("POST", "/pos/checkout", body, &[("Idempotency-Key", key)])
     }
@@ -102,14 +113,7 @@ fn a_new_order_is_paid_with_card_and_cash_and_completed_with_its_receipt() {
 #[test]
 fn an_open_order_is_settled_with_a_tip() {
     let c = counter();
-    let order = c
-        .app
-        .owner
-        .post(
-            "/orders",
-            json!({"order_type": "takeaway", "items": c.lines()}),
-        )
-        .expect(201);
+    let order = c.open_order();
     let id = order["id"].as_str().unwrap();
     let cashier = c.app.user(Role::Cashier);
     let done = c
@@ -128,14 +132,7 @@ fn an_open_order_is_settled_with_a_tip() {
 #[test]
 fn a_checkout_that_cannot_pay_in_full_changes_nothing() {
     let c = counter();
-    let order = c
-        .app
-        .owner
-        .post(
-            "/orders",
-            json!({"order_type": "takeaway", "items": c.lines()}),
-        )
-        .expect(201);
+    let order = c.open_order();
     let id = order["id"].as_str().unwrap();
     let events_before = c.app.outbox(&c.app.tenant_id).len();
     // The card would charge 30.00 where 23.00 is left after the cash.
@@ -212,14 +209,7 @@ fn a_checkout_needs_its_key_and_a_repeat_takes_nothing_twice() {
 #[test]
 fn bad_checkouts_are_refused() {
     let c = counter();
-    let open = c
-        .app
-        .owner
-        .post(
-            "/orders",
-            json!({"order_type": "takeaway", "items": c.lines()}),
-        )
-        .expect(201);
+    let open = c.open_order();
     let (_, stranger) = c.app.second_tenant("elsewhere");
     let foreign_item = c.app.menu_item_for(&stranger, 1.0, 0.0);
     let foreign = stranger
@@ -362,5 +352,9 @@ fn the_receipt_of_a_refunded_order_shows_the_refund() {
     c.app
         .owner
         .get(&format!("/orders/{}/receipt", uuid::Uuid::now_v7()))
+        .expect_problem(404, "not_found");
+    let (_, stranger) = c.app.second_tenant("elsewhere");
+    stranger
+        .get(&format!("/orders/{id}/receipt"))
         .expect_problem(404, "not_found");
 }

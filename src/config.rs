@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::logging::LogLevel;
+use crate::tls::TlsFiles;
 
 #[derive(Debug, Clone)]
 pub struct Config {
@@ -36,6 +37,8 @@ pub struct Config {
     pub backup_every: Duration,
     /// How many of the newest backups in `backup_dir` are kept.
     pub backup_keep: usize,
+    /// HTTPS with these files; plain HTTP when `None`.
+    pub tls: Option<TlsFiles>,
 }
 
 impl Config {
@@ -55,6 +58,7 @@ impl Config {
             backup_dir: None,
             backup_every: Duration::from_secs(24 * 3600),
             backup_keep: 7,
+            tls: None,
         }
     }
 }

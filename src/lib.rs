@@ -10,6 +10,7 @@ pub mod cli;
 pub mod config;
 pub mod db;
 pub mod demo;
+pub mod discovery;
 pub mod domain;
 pub mod error;
 pub mod events;
@@ -19,12 +20,13 @@ pub mod logging;
 pub mod money;
 pub mod scheduler;
 pub mod time;
+pub mod tls;
 pub mod web;
 
 use std::sync::{Arc, Mutex, MutexGuard, PoisonError};
 use std::time::Duration;
 
-use rocket::config::LogLevel;
+use rocket::config::{LogLevel, TlsConfig};
 use rocket::data::{Limits, ToByteUnit};
 use rocket::fairing::AdHoc;
 use rocket::{catchers, Build, Rocket};
@@ -165,6 +167,10 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         cli_colors: false,
         // A LAN server with no proxy in front: never trust a client-set address header.
         ip_header: None,
+        tls: config
+            .tls
+            .as_ref()
+            .map(|files| TlsConfig::from_paths(&files.cert, &files.key)),
         ..rocket::Config::default()
     };
     // The scheduler and the scheduled backups run while the server does, and

@@ -101,7 +101,14 @@ pub fn restore(data_dir: &Path, args: RestoreArgs) -> Result<(), String> {
         &args.dir,
         args.tenant.as_deref(),
         &Progress::on_terminal(),
-    )?;
+    )
+    .map_err(|message| match &args.tenant {
+        Some(_) if message.contains("in use by a running") => format!(
+            "{message}; to restore one tenant while the server runs, its owner calls \
+             POST /api/v1/admin/restore (see the README)"
+        ),
+        _ => message,
+    })?;
     for file in &restored {
         println!("restored {}", file.path);
     }

@@ -4,11 +4,13 @@
 mod admin;
 mod backup;
 mod serve;
+mod settings_file;
+mod tls;
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -25,6 +27,10 @@ struct Cli {
         global = true
     )]
     data_dir: PathBuf,
+    /// Settings file (TOML; keys are option names, as in `port = 8000`); flags and
+    /// BRIGADE_* variables override it.
+    #[arg(long, env = "BRIGADE_CONFIG", global = true, value_name = "FILE", default_value = settings_file::DEFAULT_PATH)]
+    config: PathBuf,
     #[command(subcommand)]
     command: Option<Command>,
     #[command(flatten)]
@@ -51,10 +57,18 @@ enum Command {
     /// Create setup keys to pair devices (POS terminals, kitchen screens, phones).
     #[command(subcommand, name = "setup-key")]
     SetupKey(admin::SetupKeyCommand),
+    /// HTTPS on the LAN: the certificate terminals install.
+    #[command(subcommand)]
+    Tls(tls::TlsCommand),
 }
 
 pub fn main() -> ExitCode {
-    let cli = Cli::parse();
+    let args: Vec<_> = std::env::args_os().collect();
+    if let Err(message) = settings_file::apply(&args, &Cli::command()) {
+        eprintln!("error: {message}");
+        return ExitCode::FAILURE;
+    }
+    let cli = Cli::parse_from(args);
     let result = match cli.command {
         None => serve::run(&cli.data_dir, cli.serve),
         Some(Command::Serve(args)) => serve::run(&cli.data_dir, args),
@@ -64,6 +78,7 @@ pub fn main() -> ExitCode {
         Some(Command::Backup(args)) => backup::backup(&cli.data_dir, args),
         Some(Command::Restore(args)) => backup::restore(&cli.data_dir, args),
         Some(Command::SetupKey(command)) => admin::setup_key(&cli.data_dir, command),
+        Some(Command::Tls(command)) => tls::run(&cli.data_dir, command),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,

@@ -5,10 +5,13 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use clap::Args;
+use clap::builder::BoolishValueParser;
+use clap::{ArgAction, Args};
 
 use crate::db::DataDirLock;
+use crate::discovery::Announcement;
 use crate::logging::LogLevel;
+use crate::tls::{self, TlsMode};
 use crate::{build_rocket, demo, App, Config};
 
 #[derive(Args, Clone)]
@@ -40,6 +43,19 @@ pub struct ServeArgs {
     /// How much to log on stdout: off, error, warn, info (a line per request) or debug.
     #[arg(long, env = "BRIGADE_LOG_LEVEL", value_enum, default_value_t = LogLevel::Info)]
     log_level: LogLevel,
+    /// HTTPS: `auto` makes the box's own certificate authority in the data dir and
+    /// serves with a certificate it signs; `off` is plain HTTP, for one machine.
+    #[arg(long, env = "BRIGADE_TLS", value_enum, default_value_t = TlsMode::Off)]
+    tls: TlsMode,
+    /// Serve HTTPS with this certificate chain (PEM) instead; needs --tls-key.
+    #[arg(long, env = "BRIGADE_TLS_CERT", requires = "tls_key")]
+    tls_cert: Option<PathBuf>,
+    /// The private key (PEM) of --tls-cert.
+    #[arg(long, env = "BRIGADE_TLS_KEY", requires = "tls_cert")]
+    tls_key: Option<PathBuf>,
+    /// Announce the server on the LAN with mDNS as `_brigade._tcp`: on or off.
+    #[arg(long, env = "BRIGADE_MDNS", default_value = "on", value_parser = BoolishValueParser::new(), action = ArgAction::Set)]
+    mdns: bool,
 }
 
 /// `90s`, `30m`, `24h` or `7d`.
@@ -77,6 +93,12 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     config.backup_every = args.backup_every;
     config.backup_keep = args.backup_keep as usize;
     config.log_level = args.log_level;
+    config.tls = match (&args.tls_cert, &args.tls_key, args.tls) {
+        (Some(cert), Some(key), _) => Some(tls::provided(cert, key)?),
+        (_, _, TlsMode::Auto) => Some(tls::auto(data_dir, &tls::local_names())?),
+        _ => None,
+    };
+    let config_tls = config.tls.clone();
     let app = App::open(config)?;
     let first_start = app.db.tenants().is_empty();
     let demo = if first_start && !args.no_demo {
@@ -89,7 +111,12 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     } else {
         args.address.to_string()
     };
-    let base = format!("http://{host}:{}", args.port);
+    let scheme = if config_tls.is_some() {
+        "https"
+    } else {
+        "http"
+    };
+    let base = format!("{scheme}://{host}:{}", args.port);
     println!(
         "Brigade {} serving data dir {}",
         env!("CARGO_PKG_VERSION"),
@@ -97,6 +124,30 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     );
     println!("Admin app:    {base}/admin/");
     println!("API base URL: {base}/api/v1   (reference: {base}/api/v1/docs/)");
+    if let Some(files) = &config_tls {
+        let whose = if args.tls_cert.is_some() {
+            "certificate"
+        } else {
+            "CA"
+        };
+        println!("TLS {whose} fingerprint (SHA-256): {}", files.fingerprint);
+        if args.tls_cert.is_none() {
+            println!("  Terminals trust the box after installing `brigade tls export-ca --out brigade-ca.pem`.");
+        }
+    }
+    // Withdrawn when the server stops and this is dropped.
+    let _announcement = if !args.mdns {
+        None
+    } else {
+        let fingerprint = config_tls.as_ref().map(|files| files.fingerprint.as_str());
+        match Announcement::start(args.port, fingerprint) {
+            Ok(announcement) => Some(announcement),
+            Err(message) => {
+                eprintln!("warning: {message}; terminals must be given the address by hand");
+                None
+            }
+        }
+    };
     if let Some(demo) = demo {
         println!();
         println!(

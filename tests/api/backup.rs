@@ -229,6 +229,17 @@ fn a_restore_refuses_a_damaged_backup_a_newer_schema_and_a_running_server() {
     ));
     assert!(refused.contains("running Brigade server"), "{refused}");
     assert_eq!(sha256_hex(&test.dir.path().join("registry.db")), before);
+    // For one tenant, the refusal points at the live restore.
+    let one = failure(&brigade(
+        test.dir.path(),
+        &[
+            "restore",
+            folder.to_str().unwrap(),
+            "--tenant",
+            &test.tenant_id,
+        ],
+    ));
+    assert!(one.contains("POST /api/v1/admin/restore"), "{one}");
 
     // One byte flipped in a tenant file.
     let flipped = backups.path().join("flipped");

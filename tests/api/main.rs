@@ -17,6 +17,7 @@ mod devices;
 mod errors;
 mod health;
 mod kitchen;
+mod lan;
 mod logging;
 mod menu;
 mod openapi;

@@ -73,12 +73,24 @@ pub fn serve_no_demo(data_dir: &Path) -> Server {
 }
 
 pub fn serve_with(data_dir: &Path, extra: &[&str]) -> Server {
+    serve_over(data_dir, extra, "http", crate::helpers::agent())
+}
+
+/// `brigade serve` reached with `scheme` through `agent` (one that trusts the
+/// server's certificate, for https). Not announced on mDNS unless `extra` says.
+pub fn serve_over(data_dir: &Path, extra: &[&str], scheme: &str, agent: ureq::Agent) -> Server {
     let port = free_port();
+    let mdns: &[&str] = if extra.contains(&"--mdns") {
+        &[]
+    } else {
+        &["--mdns", "off"]
+    };
     let mut child = Command::new(env!("CARGO_BIN_EXE_brigade"))
         .arg("--data-dir")
         .arg(data_dir)
         .arg("serve")
         .args(extra)
+        .args(mdns)
         .args(["--address", "127.0.0.1", "--port", &port.to_string()])
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -91,11 +103,11 @@ pub fn serve_with(data_dir: &Path, extra: &[&str]) -> Server {
             let _ = tx.send(line);
         }
     });
-    let base = format!("http://127.0.0.1:{port}");
+    let base = format!("{scheme}://127.0.0.1:{port}");
     let deadline = Instant::now() + Duration::from_secs(30);
     loop {
         let url = format!("{base}/api/v1/openapi.json");
-        if crate::helpers::agent().get(&url).call().is_ok() {
+        if agent.get(&url).call().is_ok() {
             break;
         }
         assert!(Instant::now() < deadline, "the server did not come up");

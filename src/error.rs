@@ -145,6 +145,11 @@ impl ApiError {
         self
     }
 
+    /// An extra member set with [`ApiError::with`].
+    pub fn member(&self, key: &str) -> Option<&Value> {
+        self.more.as_ref()?.members.get(key)
+    }
+
     pub fn with(mut self, key: &str, value: impl Into<Value>) -> Self {
         self.extras().members.insert(key.to_string(), value.into());
         self

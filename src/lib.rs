@@ -42,6 +42,8 @@ use uuid::Uuid;
 /// Wrong PINs a device, or wrong setup-key codes an address, may try before
 /// being refused (429) for the rest of the window: 5 minutes for PINs, 15 for codes.
 pub const WRONG_GUESSES: u32 = 5;
+/// Unknown coupon codes one person may try in ten minutes: enough for typos.
+pub const WRONG_COUPONS: u32 = 10;
 
 /// Everything a request may need, shared by all of them.
 pub struct App {
@@ -53,6 +55,8 @@ pub struct App {
     pub pin_limiter: FailureLimiter<String>,
     /// Wrong setup-key codes, per client address.
     pub pairing_limiter: FailureLimiter<std::net::IpAddr>,
+    /// Unknown coupon codes, per tenant and person.
+    pub coupon_limiter: FailureLimiter<String>,
     /// When each API key was last recorded as seen.
     pub last_seen: auth::devices::LastSeen,
     pub public_limiter: api::public::PublicLimiter,
@@ -80,6 +84,7 @@ impl App {
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
             pin_limiter: FailureLimiter::new(WRONG_GUESSES, Duration::from_secs(5 * 60)),
             pairing_limiter: FailureLimiter::new(WRONG_GUESSES, Duration::from_secs(15 * 60)),
+            coupon_limiter: FailureLimiter::new(WRONG_COUPONS, Duration::from_secs(10 * 60)),
             last_seen: auth::devices::LastSeen::default(),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),

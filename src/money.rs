@@ -83,6 +83,37 @@ pub fn rate_to_json(rate: i64) -> f64 {
     to_json(rate, 3)
 }
 
+/// `amount` shared in proportion to `weights`: each part's exact share rounded
+/// down, then the cents left over to the largest remainders (the first on a tie).
+pub fn share(amount: i64, weights: &[i64]) -> Vec<i64> {
+    let whole: i64 = weights.iter().sum();
+    if whole == 0 {
+        return vec![0; weights.len()];
+    }
+    let exact: Vec<(i64, i64)> = weights
+        .iter()
+        .map(|w| {
+            let product = amount as i128 * *w as i128;
+            (
+                (product / whole as i128) as i64,
+                (product % whole as i128) as i64,
+            )
+        })
+        .collect();
+    let mut shares: Vec<i64> = exact.iter().map(|(floor, _)| *floor).collect();
+    let mut left = amount - shares.iter().sum::<i64>();
+    let mut order: Vec<usize> = (0..weights.len()).collect();
+    order.sort_by_key(|&i| std::cmp::Reverse(exact[i].1));
+    for i in order {
+        if left == 0 {
+            break;
+        }
+        shares[i] += 1;
+        left -= 1;
+    }
+    shares
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -8,6 +8,7 @@ import { useSession } from "/shared/session.js";
 import { Login } from "/admin/screens/login.js";
 import { Dashboard } from "/admin/screens/dashboard.js";
 import { Menu } from "/admin/screens/menu.js";
+import { Campaigns } from "/admin/screens/campaigns.js";
 import { FloorPlan } from "/admin/screens/floor.js";
 import { Reservations } from "/admin/screens/reservations.js";
 import { Waitlist } from "/admin/screens/waitlist.js";
@@ -27,6 +28,7 @@ const SCREENS = [
   { path: "reservations", label: "Reservations", screen: Reservations, may: "diningRead" },
   { path: "orders", label: "Orders", screen: Orders, may: "ordersScreen" },
   { path: "menu", label: "Menu", screen: Menu, may: "menuScreen" },
+  { path: "campaigns", label: "Campaigns", screen: Campaigns, may: "campaignsScreen" },
   { path: "kitchen", label: "Kitchen", screen: Kitchen, may: "kitchenScreen" },
   { path: "staff", label: "Staff", screen: Staff, may: "staffScreen" },
   { path: "devices", label: "Devices", screen: Devices, may: "devicesScreen" },

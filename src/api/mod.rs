@@ -10,6 +10,7 @@ pub mod admin;
 pub mod attendance;
 pub mod auth;
 pub mod body;
+pub mod campaigns;
 pub mod devices;
 pub mod idempotency;
 pub mod kitchen;
@@ -66,6 +67,7 @@ pub const GROUPS: &[Group] = &[
     auth::GROUP,
     menu::GROUP,
     orders::GROUP,
+    campaigns::GROUP,
     tables::GROUP,
     pos::GROUP,
     queue::GROUP,

@@ -140,6 +140,10 @@ permissions! {
     AttendancePunch => "attendance.punch",
     /// See everyone's time records.
     AttendanceManage => "attendance.manage",
+    /// See discount campaigns and their coupon codes.
+    CampaignsRead => "campaigns.read",
+    /// Create, change, run and pause campaigns; make coupon codes.
+    CampaignsManage => "campaigns.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -171,6 +175,8 @@ pub fn allows(role: Role, permission: Permission) -> bool {
             matches!(role, Owner | Manager)
         }
         AttendancePunch => true,
+        CampaignsRead => matches!(role, Owner | Manager | Cashier | Server),
+        CampaignsManage => matches!(role, Owner | Manager),
     }
 }
 

@@ -5,13 +5,15 @@
 //! Groups depend one way (see `README.md` beside this file, and the architecture
 //! test in `tests/api/architecture.rs`): `settings` under everything; `stations`,
 //! `tables`, `staff` and `webhooks` at the bottom; `menu` above stations (items
-//! name the station they cook at) and `attendance` above staff; `orders` above them; `dining` (queue,
+//! name the station they cook at) and `attendance` above staff; `campaigns`
+//! (discounts and coupons) above the menu; `orders` above them; `dining` (queue,
 //! sessions, reservations, the seatmap: the guest journey) and `kitchen` above
 //! orders.
 //! A lower group never calls a higher one; a higher group that must react to a
 //! lower one's change registers for its event in `reactions.rs`.
 
 pub mod attendance;
+pub mod campaigns;
 pub mod dining;
 pub mod event;
 pub mod kitchen;

@@ -17,10 +17,11 @@ const RANKS: &[(&str, u8)] = &[
     ("webhooks", 3),
     ("menu", 4),
     ("attendance", 4),
-    ("orders", 5),
-    ("dining", 6),
-    ("kitchen", 6),
-    ("reactions", 7),
+    ("campaigns", 5),
+    ("orders", 6),
+    ("dining", 7),
+    ("kitchen", 7),
+    ("reactions", 8),
 ];
 
 /// Names the domain root re-exports, by the module they come from; `run` wires

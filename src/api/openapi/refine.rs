@@ -14,6 +14,7 @@ use crate::domain::dining::sessions::MAX_PARTY_SIZE;
 /// creating one under it: `POST /orders/{id}/fire` is `orders_fire`.
 const ACTIONS: &[&str] = &[
     "acknowledge",
+    "activate",
     "break-end",
     "break-start",
     "bump",
@@ -32,7 +33,9 @@ const ACTIONS: &[&str] = &[
     "move",
     "no-show",
     "pair",
+    "pause",
     "pin",
+    "preview",
     "reactivate",
     "ready",
     "recall",
@@ -65,7 +68,11 @@ const TAGS: &[(&str, &str)] = &[
     ),
     (
         "Orders",
-        "Orders, their lines, status changes, courses and payments.",
+        "Orders, their lines, coupon codes, status changes, courses and payments.",
+    ),
+    (
+        "Campaigns",
+        "Discount campaigns (percent or amount off, buy-one-get-one, bundles) and their coupon codes.",
     ),
     ("Tables", "Floors, tables and their layout."),
     (

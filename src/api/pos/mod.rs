@@ -73,7 +73,8 @@ async fn pos_checkout(
                         ))
                     }
                 };
-                let (row, change) = orders::checkout(tx, &order_id, &body.tenders)?;
+                let (row, change) =
+                    orders::checkout(tx, &order_id, &body.coupon_codes, &body.tenders)?;
                 let exponent = tx.exponent()?;
                 Reply::ok(CheckoutResult {
                     order: orders::order_json(tx, &row, exponent)?,

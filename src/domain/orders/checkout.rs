@@ -5,6 +5,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use super::discounts::apply_code;
 use super::model::*;
 use super::payments::{list_payments, record_payment};
 use super::read::{find_order, line_amounts, order_json, OrderRow};
@@ -15,6 +16,7 @@ use crate::error::ApiError;
 use crate::money::to_json;
 
 pub const MAX_TENDERS: usize = 10;
+pub const MAX_COUPONS: usize = 5;
 
 /// `POST /pos/checkout`: an open order, or a new one, settled with tenders.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -24,6 +26,11 @@ pub struct Checkout {
     pub order_id: Option<String>,
     /// A new order to place and settle at once. Not with `order_id`.
     pub order: Option<NewOrder>,
+    /// Coupon codes to put on the order before it is paid; a code that does
+    /// not apply stops the checkout (422, `reason` as for `POST /orders/{id}/coupons`).
+    #[serde(default)]
+    #[schema(max_items = 5)]
+    pub coupon_codes: Vec<String>,
     /// Taken in this order: a card or other tender may not go beyond what is
     /// left to pay, cash above it is change, and together they must pay the
     /// order in full.
@@ -49,8 +56,11 @@ pub struct Receipt {
     pub currency: String,
     pub lines: Vec<ReceiptLine>,
     pub subtotal: f64,
+    /// Each campaign's discount.
+    pub discounts: Vec<ReceiptDiscount>,
     pub discount_amount: f64,
-    /// Tax per rate on the lines at that rate, as the order computes it.
+    /// Tax per rate on the lines' discounted amounts at that rate, as the
+    /// order computes it.
     pub taxes: Vec<ReceiptTax>,
     pub total_amount: f64,
     pub tenders: Vec<ReceiptTender>,
@@ -69,6 +79,13 @@ pub struct ReceiptLine {
     pub modifiers: Vec<String>,
     pub amount: f64,
     pub tax_rate: f64,
+}
+
+#[derive(Debug, Serialize, ToSchema)]
+pub struct ReceiptDiscount {
+    pub name: String,
+    pub coupon_code: Option<String>,
+    pub amount: f64,
 }
 
 #[derive(Debug, Serialize, ToSchema)]
@@ -93,6 +110,7 @@ pub struct ReceiptTender {
 pub fn checkout(
     tx: &mut Tx,
     order_id: &str,
+    coupon_codes: &[String],
     tenders: &[NewPayment],
 ) -> Result<(OrderRow, i64), ApiError> {
     let order = find_order(tx, order_id)?;
@@ -111,6 +129,15 @@ pub fn checkout(
             "tenders",
             format!("list 1 to {MAX_TENDERS} tenders"),
         ));
+    }
+    if coupon_codes.len() > MAX_COUPONS {
+        return Err(ApiError::invalid_field(
+            "coupon_codes",
+            format!("at most {MAX_COUPONS} codes"),
+        ));
+    }
+    for (i, code) in coupon_codes.iter().enumerate() {
+        apply_code(tx, order_id, code, &format!("coupon_codes[{i}]"))?;
     }
     if order.status == OrderStatus::Pending {
         change_status(tx, order_id, OrderStatus::Confirmed, None)?;
@@ -161,6 +188,15 @@ pub fn receipt(
             })
             .collect(),
         subtotal: order.subtotal,
+        discounts: order
+            .discounts
+            .iter()
+            .map(|d| ReceiptDiscount {
+                name: d.name.clone(),
+                coupon_code: d.coupon_code.clone(),
+                amount: d.amount,
+            })
+            .collect(),
         discount_amount: order.discount_amount,
         taxes: taxes
             .into_iter()

@@ -1,8 +1,9 @@
 //! Orders: the whole lifecycle from pending to completed or cancelled, lines,
-//! totals and payments, with an `order.*` event emitted for every change.
+//! totals, the discounts campaigns give, and payments, with an `order.*` event emitted for every change.
 //! An order is given its table already resolved; it knows nothing of sessions.
 
 mod checkout;
+mod discounts;
 mod model;
 mod payments;
 mod read;
@@ -11,6 +12,10 @@ mod split;
 mod write;
 
 pub use checkout::*;
+pub use discounts::{
+    add_coupon, preview, remove_coupon, CampaignPreview, LineDiscount, NewOrderCoupon,
+    OrderDiscount, PreviewLine, PreviewResult,
+};
 pub use model::*;
 pub use payments::*;
 pub use read::*;

@@ -275,6 +275,9 @@ pub struct OrderLine {
     pub notes: Option<String>,
     pub tax_rate: f64,
     pub line_total: f64,
+    /// The line's share of the order's discounts; its tax is on `line_total`
+    /// less this.
+    pub discount_amount: f64,
     /// The kitchen station it cooks at, from its menu item or the item's
     /// category when it was ordered; `null` is the default station.
     pub station_id: Option<String>,
@@ -298,10 +301,18 @@ pub struct Order {
     pub items: Vec<OrderLine>,
     /// The last course sent to the kitchen; `null` when no course is held.
     pub fired_course: Option<i64>,
+    /// The lines' amounts before discounts.
     pub subtotal: f64,
+    /// Tax on the lines' discounted amounts.
     pub tax_amount: f64,
+    /// What the campaigns in `discounts` take off.
     pub discount_amount: f64,
+    /// `subtotal - discount_amount + tax_amount`.
     pub total_amount: f64,
+    /// Which campaign (and code) gave which discount, to which lines.
+    pub discounts: Vec<super::discounts::OrderDiscount>,
+    /// Coupon codes on the order.
+    pub coupon_codes: Vec<String>,
     /// Payments applied to the order, before refunds.
     pub paid_amount: f64,
     pub tip_amount: f64,
@@ -479,21 +490,31 @@ pub fn price_line(
     })
 }
 
-/// Order totals from its lines: tax is computed per tax rate on the sum of the lines
-/// at that rate and rounded half away from zero to the minor unit, so many cheap
-/// lines do not collect a rounding cent each.
-pub fn totals(lines: &[(i64, i64)], discount: i64) -> (i64, i64, i64) {
-    let subtotal: i64 = lines.iter().map(|(amount, _)| amount).sum();
-    let tax: i64 = taxes_by_rate(lines).values().map(|(_, tax)| tax).sum();
-    (subtotal, tax, subtotal + tax - discount)
+/// A line's amounts for totalling: before discounts, its discount, its tax rate.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct LineAmount {
+    pub gross: i64,
+    pub discount: i64,
+    pub tax_rate: i64,
 }
 
-/// Per tax rate, the lines' amount at that rate and its tax, as [`totals`]
-/// computes them.
-pub fn taxes_by_rate(lines: &[(i64, i64)]) -> std::collections::BTreeMap<i64, (i64, i64)> {
+/// Order totals from its lines, as `(subtotal, discount, tax, total)`: tax is
+/// computed per tax rate on the sum of the lines' discounted amounts at that
+/// rate and rounded half away from zero to the minor unit, so many cheap lines
+/// do not collect a rounding cent each.
+pub fn totals(lines: &[LineAmount]) -> (i64, i64, i64, i64) {
+    let subtotal: i64 = lines.iter().map(|l| l.gross).sum();
+    let discount: i64 = lines.iter().map(|l| l.discount).sum();
+    let tax: i64 = taxes_by_rate(lines).values().map(|(_, tax)| tax).sum();
+    (subtotal, discount, tax, subtotal - discount + tax)
+}
+
+/// Per tax rate, the lines' discounted amount at that rate and its tax, as
+/// [`totals`] computes them.
+pub fn taxes_by_rate(lines: &[LineAmount]) -> std::collections::BTreeMap<i64, (i64, i64)> {
     let mut by_rate: std::collections::BTreeMap<i64, i64> = std::collections::BTreeMap::new();
-    for (amount, rate) in lines {
-        *by_rate.entry(*rate).or_default() += amount;
+    for line in lines {
+        *by_rate.entry(line.tax_rate).or_default() += line.gross - line.discount;
     }
     by_rate
         .into_iter()
@@ -520,10 +541,32 @@ mod tests {
     #[test]
     fn taxes_the_sum_per_rate() {
         // Three lines of 0.10 at 7.5 %: 0.30 taxed once is 0.0225, so 0.02.
+        let line = |gross, discount, tax_rate| LineAmount {
+            gross,
+            discount,
+            tax_rate,
+        };
         assert_eq!(
-            totals(&[(10, 7500), (10, 7500), (10, 7500)], 0),
-            (30, 2, 32)
+            totals(&[line(10, 0, 7500), line(10, 0, 7500), line(10, 0, 7500)]),
+            (30, 0, 2, 32)
         );
-        assert_eq!(totals(&[(1000, 7500), (500, 0)], 0), (1500, 75, 1575));
+        assert_eq!(
+            totals(&[line(1000, 0, 7500), line(500, 0, 0)]),
+            (1500, 0, 75, 1575)
+        );
+    }
+
+    #[test]
+    fn taxes_the_discounted_amounts() {
+        let line = |gross, discount, tax_rate| LineAmount {
+            gross,
+            discount,
+            tax_rate,
+        };
+        // 20.00 less 4.00 at 10 %, 5.00 at 0 %: tax 1.60 on 16.00.
+        assert_eq!(
+            totals(&[line(2000, 400, 10_000), line(500, 0, 0)]),
+            (2500, 400, 160, 2260)
+        );
     }
 }

@@ -4,6 +4,7 @@ use std::collections::HashMap;
 
 use rusqlite::{params, Connection, OptionalExtension, Row};
 
+use super::discounts::{coupons_of, discounts_of};
 use super::model::*;
 use crate::domain::menu::StoredModifier;
 use crate::error::ApiError;
@@ -101,18 +102,24 @@ pub fn find_order(conn: &Connection, id: &str) -> Result<OrderRow, ApiError> {
         .ok_or_else(|| ApiError::not_found("order"))
 }
 
-/// Each line's amount (unit price × quantity) and tax rate, in minor units.
-pub fn line_amounts(conn: &Connection, order_id: &str) -> Result<Vec<(i64, i64)>, ApiError> {
+/// Each line's amount (unit price × quantity), discount and tax rate, in minor units.
+pub fn line_amounts(conn: &Connection, order_id: &str) -> Result<Vec<LineAmount>, ApiError> {
     let mut stmt = conn.prepare_cached(
-        "SELECT unit_price * quantity, tax_rate FROM order_items WHERE order_id = ?1",
+        "SELECT unit_price * quantity, discount_amount, tax_rate FROM order_items WHERE order_id = ?1",
     )?;
-    let rows = stmt.query_map([order_id], |r| Ok((r.get(0)?, r.get(1)?)))?;
+    let rows = stmt.query_map([order_id], |r| {
+        Ok(LineAmount {
+            gross: r.get(0)?,
+            discount: r.get(1)?,
+            tax_rate: r.get(2)?,
+        })
+    })?;
     Ok(rows.collect::<Result<_, _>>()?)
 }
 
 const LINE_COLUMNS: &str =
     "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course, \
-     (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id)";
+     (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id), discount_amount";
 
 fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
     let quantity: i64 = r.get(3)?;
@@ -138,6 +145,7 @@ fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
         station_id: r.get(8)?,
         course: r.get(9)?,
         refunded_quantity: r.get(10)?,
+        discount_amount: to_json(r.get(11)?, exponent),
     })
 }
 
@@ -165,7 +173,7 @@ fn lines_of_all(
     let mut found = stmt.query([ids])?;
     while let Some(r) = found.next()? {
         lines
-            .entry(r.get(11)?)
+            .entry(r.get(12)?)
             .or_default()
             .push(line_from_row(r, exponent)?);
     }
@@ -174,20 +182,21 @@ fn lines_of_all(
 
 /// The full order as the API shows it.
 pub fn order_json(conn: &Connection, row: &OrderRow, exponent: u32) -> Result<Order, ApiError> {
-    Ok(order_with_lines(
-        row,
-        lines_of(conn, &row.id, exponent)?,
-        exponent,
-    ))
+    order_with_lines(conn, row, lines_of(conn, &row.id, exponent)?, exponent)
 }
 
-fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Order {
+fn order_with_lines(
+    conn: &Connection,
+    row: &OrderRow,
+    items: Vec<OrderLine>,
+    exponent: u32,
+) -> Result<Order, ApiError> {
     let customer =
         (row.customer_name.is_some() || row.customer_phone.is_some()).then(|| Customer {
             name: row.customer_name.clone(),
             phone: row.customer_phone.clone(),
         });
-    Order {
+    Ok(Order {
         id: row.id.clone(),
         order_number: row.order_number.clone(),
         status: row.status,
@@ -203,6 +212,8 @@ fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Ord
         tax_amount: to_json(row.tax_amount, exponent),
         discount_amount: to_json(row.discount_amount, exponent),
         total_amount: to_json(row.total_amount, exponent),
+        discounts: discounts_of(conn, &row.id, exponent)?,
+        coupon_codes: coupons_of(conn, &row.id)?,
         paid_amount: to_json(row.paid_amount, exponent),
         tip_amount: to_json(row.tip_amount, exponent),
         balance_due: to_json(row.balance_due(), exponent),
@@ -216,7 +227,7 @@ fn order_with_lines(row: &OrderRow, items: Vec<OrderLine>, exponent: u32) -> Ord
         updated_at: row.updated_at.clone(),
         closed_at: row.closed_at.clone(),
         version: row.version,
-    }
+    })
 }
 
 pub fn get_order(conn: &Connection, id: &str, exponent: u32) -> Result<Order, ApiError> {
@@ -259,8 +270,14 @@ pub fn list_orders(
     )?;
     let rows: Vec<OrderRow> = rows.collect::<Result<_, _>>()?;
     let mut lines = lines_of_all(conn, &rows, exponent)?;
-    Ok(rows
-        .iter()
-        .map(|row| order_with_lines(row, lines.remove(&row.id).unwrap_or_default(), exponent))
-        .collect())
+    rows.iter()
+        .map(|row| {
+            order_with_lines(
+                conn,
+                row,
+                lines.remove(&row.id).unwrap_or_default(),
+                exponent,
+            )
+        })
+        .collect()
 }

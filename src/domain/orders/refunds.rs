@@ -118,6 +118,10 @@ pub fn refund(
     }
     tx.prepare_cached("UPDATE orders SET refunded_amount = refunded_amount + ?2 WHERE id = ?1")?
         .execute(params![order_id, total])?;
+    if total == refundable {
+        // Refunded in full: the order's coupon and campaign uses are given back.
+        super::discounts::release_uses(tx, order_id)?;
+    }
     let row = touch(tx, order_id, Event::OrderUpdated)?;
     Ok((get_payment(tx, &id, exponent)?, row))
 }
@@ -134,17 +138,17 @@ fn price_line_refunds(
     let mut lines = Vec::with_capacity(asked.len());
     for (i, (id, line)) in ids.iter().zip(asked).enumerate() {
         let field = format!("lines[{i}]");
-        let found: Option<(i64, i64, i64, i64)> = tx
+        let found: Option<(i64, i64, i64, i64, i64)> = tx
             .prepare_cached(
                 "SELECT unit_price, quantity, tax_rate, \
-                 (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id) \
-                 FROM order_items WHERE id = ?1 AND order_id = ?2",
+                 (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id), \
+                 discount_amount FROM order_items WHERE id = ?1 AND order_id = ?2",
             )?
             .query_row(params![id, order_id], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?))
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
             })
             .optional()?;
-        let Some((unit_price, quantity, tax_rate, refunded)) = found else {
+        let Some((unit_price, quantity, tax_rate, refunded, discount)) = found else {
             checks.fail(format!("{field}.line_id"), "no such line on this order");
             continue;
         };
@@ -156,7 +160,9 @@ fn price_line_refunds(
             );
             continue;
         }
-        let price = unit_price * line.quantity;
+        // The units' share of the line's discount, rounded down: the last
+        // units of the order give back exactly what is left.
+        let price = unit_price * line.quantity - discount * line.quantity / quantity;
         lines.push(LineRefund {
             line_id: id.clone(),
             quantity: line.quantity,

@@ -15,7 +15,7 @@ use crate::domain::event::Event;
 use crate::domain::validate::Checks;
 use crate::domain::Tx;
 use crate::error::ApiError;
-use crate::money::percentage;
+use crate::money::{percentage, share};
 
 pub const MAX_CHECKS: usize = 20;
 
@@ -60,13 +60,17 @@ struct Line {
     unit_price: i64,
     quantity: i64,
     tax_rate: i64,
+    /// The line's share of the order's discounts.
+    discount: i64,
 }
 
-/// One check to be: its units of lines, and its share of the order's amounts.
+/// One check to be: its units of lines (with their share of the line's
+/// discount), and its share of the order's amounts.
 #[derive(Default)]
 struct Part {
-    units: Vec<(String, i64)>,
+    units: Vec<(String, i64, i64)>,
     subtotal: i64,
+    discount: i64,
     tax: i64,
 }
 
@@ -113,7 +117,7 @@ pub fn split_order(
 
 fn lines_of(tx: &Tx, order_id: &str) -> Result<Vec<Line>, ApiError> {
     let mut stmt = tx.prepare_cached(
-        "SELECT id, name, unit_price, quantity, tax_rate FROM order_items \
+        "SELECT id, name, unit_price, quantity, tax_rate, discount_amount FROM order_items \
          WHERE order_id = ?1 ORDER BY created_at, id",
     )?;
     let rows = stmt.query_map([order_id], |r| {
@@ -123,6 +127,7 @@ fn lines_of(tx: &Tx, order_id: &str) -> Result<Vec<Line>, ApiError> {
             unit_price: r.get(2)?,
             quantity: r.get(3)?,
             tax_rate: r.get(4)?,
+            discount: r.get(5)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
@@ -149,12 +154,12 @@ fn by_items(lines: &[Line], asked: &[Vec<SplitUnit>]) -> Result<Vec<Part>, ApiEr
                 unit.quantity,
                 1..=MAX_QUANTITY,
             );
-            if part.units.iter().any(|(id, _)| *id == line_id) {
+            if part.units.iter().any(|(id, _, _)| *id == line_id) {
                 checks.fail(format!("{field}.line_id"), "is listed twice in this part");
             } else if !lines.iter().any(|l| l.id == line_id) {
                 checks.fail(format!("{field}.line_id"), "no such line on this order");
             }
-            part.units.push((line_id, unit.quantity));
+            part.units.push((line_id, unit.quantity, 0));
         }
         parts.push(part);
     }
@@ -162,8 +167,8 @@ fn by_items(lines: &[Line], asked: &[Vec<SplitUnit>]) -> Result<Vec<Part>, ApiEr
         let given: i64 = parts
             .iter()
             .flat_map(|p| &p.units)
-            .filter(|(id, _)| *id == line.id)
-            .map(|(_, quantity)| quantity)
+            .filter(|(id, _, _)| *id == line.id)
+            .map(|(_, quantity, _)| quantity)
             .sum();
         if given != line.quantity {
             checks.fail(
@@ -176,20 +181,42 @@ fn by_items(lines: &[Line], asked: &[Vec<SplitUnit>]) -> Result<Vec<Part>, ApiEr
         }
     }
     checks.finish()?;
+    // Each line's discount goes with its units, in proportion.
+    for line in lines {
+        let held: Vec<i64> = parts
+            .iter()
+            .map(|p| {
+                p.units
+                    .iter()
+                    .filter(|(id, _, _)| *id == line.id)
+                    .map(|(_, quantity, _)| quantity)
+                    .sum()
+            })
+            .collect();
+        for (part, discount) in parts.iter_mut().zip(share(line.discount, &held)) {
+            if let Some(unit) = part.units.iter_mut().find(|(id, _, _)| *id == line.id) {
+                unit.2 = discount;
+            }
+            part.discount += discount;
+        }
+    }
     let mut rates: Vec<i64> = lines.iter().map(|l| l.tax_rate).collect();
     rates.sort_unstable();
     rates.dedup();
     for rate in rates {
-        let at_rate = |units: &[(String, i64)]| -> i64 {
+        // (gross, discounted) of a part's units at this rate.
+        let at_rate = |units: &[(String, i64, i64)]| -> (i64, i64) {
             units
                 .iter()
-                .filter_map(|(id, quantity)| {
+                .filter_map(|(id, quantity, discount)| {
                     let line = lines.iter().find(|l| l.id == *id)?;
-                    (line.tax_rate == rate).then_some(line.unit_price * quantity)
+                    let gross = line.unit_price * quantity;
+                    (line.tax_rate == rate).then_some((gross, gross - discount))
                 })
-                .sum()
+                .fold((0, 0), |(g, t), (gross, taxable)| (g + gross, t + taxable))
         };
-        let taxable: Vec<i64> = parts.iter().map(|p| at_rate(&p.units)).collect();
+        let amounts: Vec<(i64, i64)> = parts.iter().map(|p| at_rate(&p.units)).collect();
+        let taxable: Vec<i64> = amounts.iter().map(|(_, taxable)| *taxable).collect();
         let whole = taxable.iter().sum();
         for (part, tax) in parts
             .iter_mut()
@@ -197,15 +224,15 @@ fn by_items(lines: &[Line], asked: &[Vec<SplitUnit>]) -> Result<Vec<Part>, ApiEr
         {
             part.tax += tax;
         }
-        for (part, amount) in parts.iter_mut().zip(&taxable) {
-            part.subtotal += amount;
+        for (part, (gross, _)) in parts.iter_mut().zip(&amounts) {
+            part.subtotal += gross;
         }
     }
     Ok(parts)
 }
 
-/// `count` parts of the order's total and of its tax, the odd cents to the
-/// first parts.
+/// `count` parts of the order's total, of its discount and of its tax, the odd
+/// cents to the first parts.
 fn equally(order: &OrderRow, count: i64) -> Result<Vec<Part>, ApiError> {
     if !(2..=MAX_CHECKS as i64).contains(&count) {
         return Err(ApiError::invalid_field(
@@ -221,12 +248,15 @@ fn equally(order: &OrderRow, count: i64) -> Result<Vec<Part>, ApiError> {
     }
     let totals = evenly(order.total_amount, count);
     let taxes = evenly(order.tax_amount, count);
+    let discounts = evenly(order.discount_amount, count);
     Ok(totals
         .into_iter()
         .zip(taxes)
-        .map(|(total, tax)| Part {
+        .zip(discounts)
+        .map(|((total, tax), discount)| Part {
             units: Vec::new(),
-            subtotal: total - tax,
+            subtotal: total - tax + discount,
+            discount,
             tax,
         })
         .collect())
@@ -235,37 +265,6 @@ fn equally(order: &OrderRow, count: i64) -> Result<Vec<Part>, ApiError> {
 fn evenly(amount: i64, count: i64) -> Vec<i64> {
     let (each, left) = (amount / count, amount % count);
     (0..count).map(|i| each + i64::from(i < left)).collect()
-}
-
-/// `amount` shared in proportion to `weights`: each part's exact share rounded
-/// down, then the cents left over to the largest remainders (the first on a tie).
-fn share(amount: i64, weights: &[i64]) -> Vec<i64> {
-    let whole: i64 = weights.iter().sum();
-    if whole == 0 {
-        return vec![0; weights.len()];
-    }
-    let exact: Vec<(i64, i64)> = weights
-        .iter()
-        .map(|w| {
-            let product = amount as i128 * *w as i128;
-            (
-                (product / whole as i128) as i64,
-                (product % whole as i128) as i64,
-            )
-        })
-        .collect();
-    let mut shares: Vec<i64> = exact.iter().map(|(floor, _)| *floor).collect();
-    let mut left = amount - shares.iter().sum::<i64>();
-    let mut order: Vec<usize> = (0..weights.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(exact[i].1));
-    for i in order {
-        if left == 0 {
-            break;
-        }
-        shares[i] += 1;
-        left -= 1;
-    }
-    shares
 }
 
 /// A check: an order of the parent's kind, at its table and in its session,
@@ -281,8 +280,8 @@ fn insert_check(
     tx.prepare_cached(
         "INSERT INTO orders (id, order_number, business_date, status, order_type, table_id, table_name, \
          customer_name, customer_phone, notes, subtotal, tax_amount, total_amount, version, created_by, \
-         created_at, updated_at, session_id, parent_order_id, check_number) \
-         VALUES (?1, ?2, ?3, 'confirmed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13, ?14, ?14, ?15, ?16, ?17)",
+         created_at, updated_at, session_id, parent_order_id, check_number, discount_amount) \
+         VALUES (?1, ?2, ?3, 'confirmed', ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, 0, ?13, ?14, ?14, ?15, ?16, ?17, ?18)",
     )?
     .execute(params![
         id,
@@ -296,21 +295,22 @@ fn insert_check(
         parent.notes,
         part.subtotal,
         part.tax,
-        part.subtotal + part.tax,
+        part.subtotal - part.discount + part.tax,
         tx.actor().to_string(),
         now,
         parent.session_id,
         parent.id,
-        number
+        number,
+        part.discount
     ])?;
-    for (line_id, quantity) in &part.units {
+    for (line_id, quantity, discount) in &part.units {
         tx.prepare_cached(
             "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
-             tax_rate, station_id, course, created_at, updated_at) \
-             SELECT ?1, ?2, menu_item_id, name, unit_price, ?3, modifiers, notes, tax_rate, station_id, course, ?4, ?4 \
+             tax_rate, station_id, course, created_at, updated_at, discount_amount) \
+             SELECT ?1, ?2, menu_item_id, name, unit_price, ?3, modifiers, notes, tax_rate, station_id, course, ?4, ?4, ?6 \
              FROM order_items WHERE id = ?5",
         )?
-        .execute(params![Uuid::now_v7().to_string(), id, quantity, now, line_id])?;
+        .execute(params![Uuid::now_v7().to_string(), id, quantity, now, line_id, discount])?;
     }
     touch(tx, &id, Event::OrderCreated)
 }
@@ -334,6 +334,7 @@ pub(super) fn complete_parent_when_paid(tx: &mut Tx, check: &OrderRow) -> Result
         "UPDATE orders SET status = 'completed', paid_amount = ?2, tip_amount = ?3, closed_at = ?4 WHERE id = ?1",
     )?
     .execute(params![parent_id, paid, tips, tx.now_text().to_string()])?;
+    super::discounts::count_uses(tx, &find_order(tx, parent_id)?)?;
     touch(tx, parent_id, Event::OrderCompleted).map(|_| ())
 }
 

@@ -5,6 +5,7 @@
 use rusqlite::{params, Connection};
 use uuid::Uuid;
 
+use super::discounts;
 use super::model::*;
 use super::read::{find_order, line_amounts, OrderRow};
 use super::split;
@@ -27,7 +28,7 @@ fn table_name(conn: &Connection, table_id: &str) -> Result<String, ApiError> {
 }
 
 /// Resolves requested lines against the menu; every problem is reported at once.
-fn price_lines(
+pub(super) fn price_lines(
     conn: &Connection,
     lines: &[NewLine],
     field: &str,
@@ -93,13 +94,17 @@ pub(super) fn touch(
     order_id: &str,
     event: fn(OrderData) -> Event,
 ) -> Result<OrderRow, ApiError> {
-    let lines = line_amounts(tx, order_id)?;
     let current = find_order(tx, order_id)?;
     // A check's amounts are its share of the split order, fixed at the split.
-    let (subtotal, tax, total) = if current.parent_order_id.is_some() {
-        (current.subtotal, current.tax_amount, current.total_amount)
+    let (subtotal, discount, tax, total) = if current.parent_order_id.is_some() {
+        (
+            current.subtotal,
+            current.discount_amount,
+            current.tax_amount,
+            current.total_amount,
+        )
     } else {
-        totals(&lines, current.discount_amount)
+        totals(&line_amounts(tx, order_id)?)
     };
     if total < current.paid_amount {
         return Err(ApiError::conflict(
@@ -107,8 +112,8 @@ pub(super) fn touch(
             "the change would bring the total below what has already been paid",
         ));
     }
-    tx.prepare_cached("UPDATE orders SET subtotal = ?2, tax_amount = ?3, total_amount = ?4, version = version + 1, \
-         updated_at = ?5 WHERE id = ?1")?.execute(params![order_id, subtotal, tax, total, tx.now_text()],
+    tx.prepare_cached("UPDATE orders SET subtotal = ?2, tax_amount = ?3, total_amount = ?4, discount_amount = ?5, \
+         version = version + 1, updated_at = ?6 WHERE id = ?1")?.execute(params![order_id, subtotal, tax, total, discount, tx.now_text()],
     )?;
     let row = find_order(tx, order_id)?;
     let exponent = tx.exponent()?;
@@ -230,6 +235,7 @@ pub fn create_order(
         ],
     )?;
     insert_lines(tx, &id, &lines)?;
+    discounts::reprice(tx, &id)?;
     touch(tx, &id, Event::OrderCreated)
 }
 
@@ -289,6 +295,7 @@ pub fn add_lines(tx: &mut Tx, id: &str, lines: &[NewLine]) -> Result<OrderRow, A
     split::require_unsplit(&order)?;
     let priced = price_lines(tx, lines, "items")?;
     insert_lines(tx, id, &priced)?;
+    discounts::reprice(tx, id)?;
     touch(tx, id, Event::OrderUpdated)
 }
 
@@ -332,6 +339,9 @@ pub fn update_line(
         tx.prepare_cached("UPDATE order_items SET notes = ?2, updated_at = ?3 WHERE id = ?1")?
             .execute(params![line_id, notes, tx.now_text()])?;
     }
+    if quantity.is_some() {
+        discounts::reprice(tx, id)?;
+    }
     touch(tx, id, Event::OrderUpdated)
 }
 
@@ -342,6 +352,7 @@ pub fn delete_line(tx: &mut Tx, id: &str, line_id: &str) -> Result<OrderRow, Api
     split::require_unsplit(&order)?;
     tx.prepare_cached("DELETE FROM order_items WHERE id = ?1")?
         .execute([line_id])?;
+    discounts::reprice(tx, id)?;
     touch(tx, id, Event::OrderUpdated)
 }
 
@@ -404,6 +415,9 @@ pub fn change_status(
         )
         .with("current_status", order.status.as_str())
         .with("balance_due", to_json(order.balance_due(), exponent)));
+    }
+    if next == OrderStatus::Completed && order.parent_order_id.is_none() {
+        discounts::count_uses(tx, &order)?;
     }
     let closed_at = (!next.is_open()).then(|| tx.now_text().to_string());
     tx.prepare_cached(

@@ -140,21 +140,20 @@ function Preview({ form, items }) {
       <${Field} label=${i ? "" : "Qty"} name=${`preview-quantity-${i}`} inputmode="numeric" value=${line.quantity}
         onInput=${(e) => setLine(i, "quantity", e.target.value)} />
     </div>`)}
+    <${Select} label="Order type" name="preview-order-type" value=${orderType} onChange=${(e) => setOrderType(e.target.value)}
+      options=${ORDER_TYPES} />
     <div class="actions">
       <button type="button" class="btn small" data-action="add-preview-line"
         onClick=${() => setLines([...lines, { menu_item_id: items[0]?.id || "", quantity: "1" }])}>Add an item</button>
-      <select name="preview-order-type" value=${orderType} onChange=${(e) => setOrderType(e.target.value)}>
-        ${ORDER_TYPES.map(([value, label]) => html`<option value=${value}>${label}</option>`)}
-      </select>
-      <${Action} kind="small" action=${run} data-action="preview">Preview<//>
+      <${Action} kind="primary small" action=${run} data-action="preview">Preview<//>
     </div>
     <${Notice} problem=${problem} />
     ${result ? html`<div class=${`notice ${result.applies && result.discount_amount > 0 ? "info" : "warn"}`} data-preview-result>
       ${!result.applies
         ? html`<strong>It would not apply now:</strong> ${result.reason}.`
         : result.discount_amount > 0
-          ? html`<strong>This order would get ${money(result.discount_amount)} off:</strong> ${money(result.subtotal)} becomes
-              ${money(result.total_amount)} with ${money(result.tax_amount)} tax.`
+          ? html`<strong>This order would get ${money(result.discount_amount)} off:</strong>${" "}
+              ${`${money(result.subtotal)} becomes ${money(result.total_amount)} with ${money(result.tax_amount)} tax.`}`
           : html`<strong>No line of this order qualifies.</strong>`}
       ${result.discount_amount > 0 ? html`<ul class="plain small">${result.lines.filter((l) => l.discount_amount > 0).map((l) =>
         html`<li>${l.quantity} × ${l.name}: ${money(l.discount_amount)} off ${money(l.line_total)}</li>`)}</ul>` : null}
@@ -165,7 +164,11 @@ function Preview({ form, items }) {
 function Editor({ campaign, categories, items, onSaved, onClose }) {
   const [form, setForm] = useState(formOf(campaign));
   const [problem, setProblem] = useState(null);
-  const set = (name) => (e) => setForm({ ...form, [name]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+  // A field's error stays until the field is changed.
+  const set = (name) => (e) => {
+    setForm({ ...form, [name]: e.target.type === "checkbox" ? e.target.checked : e.target.value });
+    if (problem?.field(name)) setProblem(null);
+  };
   const categoryOptions = (blank) => [["", blank], ...categories.map((c) => [c.id, c.name])];
   const error = (name) => problem?.field(name);
   async function save() {
@@ -181,6 +184,7 @@ function Editor({ campaign, categories, items, onSaved, onClose }) {
   return html`<${Dialog} title=${campaign ? `Edit ${campaign.name}` : "New campaign"} onClose=${onClose}>
     <${Notice} problem=${problem} />
     <form class="campaign-form" onSubmit=${(e) => { e.preventDefault(); save(); }} novalidate>
+      <div class="campaign-fields">
       <div class="form-grid">
         <${Field} label="Name" name="name" placeholder="Happy hour" value=${form.name} error=${error("name")} onInput=${set("name")} />
         <${Select} label="Kind" name="kind" value=${kind} error=${error("kind")} onChange=${set("kind")} options=${KINDS} />
@@ -224,8 +228,9 @@ function Editor({ campaign, categories, items, onSaved, onClose }) {
         Combines with other campaigns (otherwise only the best one applies)</label>
       <label class="check"><input type="checkbox" name="requires_coupon" checked=${form.requires_coupon} onChange=${set("requires_coupon")} />
         Only with a coupon code</label>
-      <${Preview} form=${form} items=${items} />
       <div class="actions dialog-actions"><${Action} kind="primary" action=${save} data-action="save-campaign">Save<//></div>
+      </div>
+      <${Preview} form=${form} items=${items} />
     </form>
   <//>`;
 }

@@ -25,6 +25,7 @@
 //! with the selector in its message and a screenshot of the page.
 
 mod back_office;
+mod campaigns;
 mod floor;
 mod harness;
 mod kitchen;

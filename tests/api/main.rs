@@ -9,6 +9,7 @@ mod attendance;
 mod auth;
 mod backup;
 mod browser;
+mod campaign_properties;
 mod campaigns;
 mod checkout;
 mod cli;

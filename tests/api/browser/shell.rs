@@ -8,13 +8,14 @@ use brigade::auth::Role;
 use super::{new_user, Browser, OWNER_EMAIL};
 use crate::helpers::{TestApp, PASSWORD};
 
-const OWNER_LINKS: [&str; 11] = [
+const OWNER_LINKS: [&str; 12] = [
     "dashboard",
     "floor",
     "waitlist",
     "reservations",
     "orders",
     "menu",
+    "campaigns",
     "kitchen",
     "staff",
     "devices",
@@ -100,9 +101,9 @@ fn a_host_gets_no_integrations_or_settings() {
         "Array.from(document.querySelectorAll('nav.sidebar a[data-nav]')).map((a) => a.dataset.nav)",
     );
     assert!(
-        !links
-            .iter()
-            .any(|l| ["integrations", "settings", "staff", "devices"].contains(&l.as_str())),
+        !links.iter().any(
+            |l| ["integrations", "settings", "staff", "devices", "campaigns"].contains(&l.as_str())
+        ),
         "a host's sidebar: {links:?}"
     );
     for screen in ["floor", "waitlist", "reservations"] {

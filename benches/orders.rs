@@ -197,6 +197,7 @@ fn raw_create_rate(synchronous_full: bool, per_transaction: usize, duration: Dur
         modifiers,
         notes: None,
         course: None,
+        seat: None,
     };
     let order = NewOrder {
         order_type: OrderType::Takeaway,

@@ -51,6 +51,7 @@ fn a_fixed_clock_stamps_every_write_and_picks_the_business_day() {
                     modifiers: None,
                     notes: None,
                     course: None,
+                    seat: None,
                 }],
                 hold_courses: false,
             };

@@ -157,6 +157,123 @@ fn an_equal_split_gives_the_odd_cents_to_the_first_checks() {
 }
 
 #[test]
+fn a_table_splits_by_seats_into_a_check_per_seat() {
+    let app = TestApp::spawn();
+    let beer = app.named_item("Beer", 5.0, 20.0);
+    let burger = app.named_item("Burger", 12.5, 8.0);
+    let parent = order(
+        &app,
+        json!([
+            {"menu_item_id": beer, "quantity": 2, "seat": 1},
+            {"menu_item_id": burger, "quantity": 1, "seat": 2},
+            {"menu_item_id": beer, "quantity": 1, "seat": 3},
+            {"menu_item_id": burger, "quantity": 1},
+        ]),
+    );
+    assert_eq!(parent["items"][0]["seat"], 1);
+    assert_eq!(parent["items"][3]["seat"], Value::Null);
+    // Beer 15.00 at 20 %: 3.00; burgers 25.00 at 8 %: 2.00.
+    assert_eq!(parent["total_amount"], 45.0);
+    let id = parent["id"].as_str().unwrap();
+
+    // The second burger is the table's until it is given a seat.
+    let refused =
+        split(&app, &parent, json!({"by": "seats"})).expect_problem(422, "validation_failed");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("without one: Burger"),
+        "{refused}"
+    );
+    let line = parent["items"][3]["id"].as_str().unwrap();
+    let path = format!("/orders/{id}/items/{line}");
+    for (seat, field) in [
+        (json!(0), "seat"),
+        (json!(100), "seat"),
+        (json!("one"), "seat"),
+    ] {
+        let refused = app.owner.patch(&path, json!({"seat": seat})).expect(422);
+        assert!(
+            refused["detail"].as_str().unwrap().contains(field),
+            "{refused}"
+        );
+    }
+    let seated = app.owner.patch(&path, json!({"seat": 1})).expect(200);
+    assert_eq!(seated["items"][3]["seat"], 1);
+
+    let done = split(&app, &parent, json!({"by": "seats"})).expect(201);
+    let checks = done["checks"].as_array().unwrap();
+    assert_eq!(checks.len(), 3, "seats 1, 2 and 3");
+    // Seat 1: two beers (10.00, 2.00 tax) and a burger (12.50, 1.00 tax).
+    // Seat 2: a burger. Seat 3: a beer.
+    assert_eq!(amounts(&checks[0]), (22.5, 3.0, 25.5));
+    assert_eq!(amounts(&checks[1]), (12.5, 1.0, 13.5));
+    assert_eq!(amounts(&checks[2]), (5.0, 1.0, 6.0));
+    let seats: Vec<Vec<(String, i64, i64)>> = checks
+        .iter()
+        .map(|check| {
+            check["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|l| {
+                    (
+                        l["name"].as_str().unwrap().to_string(),
+                        l["quantity"].as_i64().unwrap(),
+                        l["seat"].as_i64().unwrap(),
+                    )
+                })
+                .collect()
+        })
+        .collect();
+    assert_eq!(
+        seats,
+        vec![
+            vec![("Beer".into(), 2, 1), ("Burger".into(), 1, 1)],
+            vec![("Burger".into(), 1, 2)],
+            vec![("Beer".into(), 1, 3)],
+        ]
+    );
+    for check in checks {
+        settle(&app, check);
+    }
+    assert_eq!(
+        app.owner.get(&format!("/orders/{id}")).expect(200)["status"],
+        "completed"
+    );
+
+    // One seat only, or a seat out of range, is refused.
+    let alone = order(
+        &app,
+        json!([{"menu_item_id": beer, "quantity": 2, "seat": 4}, {"menu_item_id": burger, "quantity": 1, "seat": 4}]),
+    );
+    let refused =
+        split(&app, &alone, json!({"by": "seats"})).expect_problem(422, "validation_failed");
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("all for one seat"),
+        "{refused}"
+    );
+    let refused = app
+        .owner
+        .post(
+            "/orders",
+            json!({"order_type": "takeaway", "items": [{"menu_item_id": beer, "quantity": 1, "seat": 100}]}),
+        )
+        .expect(422);
+    assert!(
+        refused["detail"]
+            .as_str()
+            .unwrap()
+            .contains("items[0].seat"),
+        "{refused}"
+    );
+}
+
+#[test]
 fn a_split_order_and_its_checks_refuse_what_would_break_the_sums() {
     let app = TestApp::spawn();
     let beer = app.named_item("Beer", 5.0, 0.0);
@@ -309,7 +426,10 @@ fn bad_splits_are_refused_and_change_nothing() {
             "parts: split into 2 to 20 parts",
         ),
         (json!({"by": "equal", "parts": "two"}), "expected i64"),
-        (json!({"by": "seats"}), "seats"),
+        (
+            json!({"by": "seats"}),
+            "by: every line needs a seat to split by seats; without one: Beer, Burger",
+        ),
         (json!({"by": "equal", "parts": 2, "extra": 1}), "extra"),
         (json!({"parts": 2}), "by"),
     ];

@@ -384,8 +384,9 @@ async fn get_receipt(caller: Can<perm::OrdersRead>, id: &str) -> Result<Reply, A
 /// Split the bill into checks, each an order paid and completed on its own.
 ///
 /// Roles: owner, manager, cashier, server.
-/// The checks add up to the order to the cent; the order completes when its last
-/// check does. Emits `order.created` for each check and `order.updated` for the order;
+/// By items (units of lines per check), equally (N checks), or by seats (a check per
+/// seat, every line needing one). The checks add up to the order to the cent; the
+/// order completes when its last check does. Emits `order.created` for each check and `order.updated` for the order;
 /// the kitchen gets nothing new.
 #[utoipa::path(tag = "Orders", request_body(content = Split, example = json!({
     "by": "items", "parts": [

@@ -10,6 +10,8 @@ use crate::domain::validate::Checks;
 pub const MAX_LINES_PER_REQUEST: usize = 100;
 pub const MAX_QUANTITY: i64 = 999;
 pub const MAX_COURSE: i64 = 9;
+/// Seats at one table (or one session's tables), numbered from 1.
+pub const MAX_SEAT: i64 = 99;
 
 /// `POST /orders/{id}/fire`: send this course (and any before it) to the kitchen.
 #[derive(Debug, Deserialize, ToSchema)]
@@ -137,6 +139,10 @@ pub struct NewLine {
     /// The course the line is served in, 1 to 9 (default 1).
     #[schema(minimum = 1, maximum = 9)]
     pub course: Option<i64>,
+    /// The seat it is for, 1 to 99, so the bill can split by seat; absent for
+    /// the table as a whole.
+    #[schema(minimum = 1, maximum = 99)]
+    pub seat: Option<i64>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -191,6 +197,10 @@ pub struct LinePatch {
     #[serde(default, deserialize_with = "nullable")]
     #[schema(value_type = Option<String>, max_length = 500)]
     pub notes: Option<Option<String>>,
+    /// The seat it is for, 1 to 99; `null` makes it the table's.
+    #[serde(default, deserialize_with = "nullable")]
+    #[schema(value_type = Option<i64>, minimum = 1, maximum = 99)]
+    pub seat: Option<Option<i64>>,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -282,6 +292,8 @@ pub struct OrderLine {
     /// category when it was ordered; `null` is the default station.
     pub station_id: Option<String>,
     pub course: i64,
+    /// The seat it is for; `null` for the table as a whole.
+    pub seat: Option<i64>,
     /// Units given back by refunds.
     pub refunded_quantity: i64,
 }
@@ -408,6 +420,7 @@ pub struct PricedLine {
     pub tax_rate: i64,
     pub station_id: Option<String>,
     pub course: i64,
+    pub seat: Option<i64>,
 }
 
 /// Checks the shape of requested lines (not yet against the menu).
@@ -431,6 +444,9 @@ pub fn check_lines(lines: &[NewLine], checks: &mut Checks, field: &str) {
         checks.optional_text(&format!("{field}[{i}].notes"), line.notes.as_deref(), 500);
         if let Some(course) = line.course {
             checks.integer_in(&format!("{field}[{i}].course"), course, 1..=MAX_COURSE);
+        }
+        if let Some(seat) = line.seat {
+            checks.integer_in(&format!("{field}[{i}].seat"), seat, 1..=MAX_SEAT);
         }
     }
 }
@@ -487,6 +503,7 @@ pub fn price_line(
         tax_rate: item.fields.tax_rate,
         station_id: item.cooks_at.clone(),
         course: line.course.unwrap_or(1),
+        seat: line.seat,
     })
 }
 

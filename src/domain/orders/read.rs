@@ -119,7 +119,7 @@ pub fn line_amounts(conn: &Connection, order_id: &str) -> Result<Vec<LineAmount>
 
 const LINE_COLUMNS: &str =
     "id, menu_item_id, name, quantity, unit_price, modifiers, notes, tax_rate, station_id, course, \
-     (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id), discount_amount";
+     (SELECT COALESCE(SUM(quantity), 0) FROM refund_lines WHERE line_id = order_items.id), discount_amount, seat";
 
 fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
     let quantity: i64 = r.get(3)?;
@@ -146,6 +146,7 @@ fn line_from_row(r: &Row, exponent: u32) -> rusqlite::Result<OrderLine> {
         course: r.get(9)?,
         refunded_quantity: r.get(10)?,
         discount_amount: to_json(r.get(11)?, exponent),
+        seat: r.get(12)?,
     })
 }
 
@@ -173,7 +174,7 @@ fn lines_of_all(
     let mut found = stmt.query([ids])?;
     while let Some(r) = found.next()? {
         lines
-            .entry(r.get(12)?)
+            .entry(r.get::<_, String>("order_id")?)
             .or_default()
             .push(line_from_row(r, exponent)?);
     }

@@ -34,6 +34,10 @@ pub enum Split {
         #[schema(minimum = 2, maximum = 20)]
         parts: i64,
     },
+    /// A check for each seat, in seat order, holding that seat's lines. Every
+    /// line needs a seat and at least two seats must be taken; a line for the
+    /// table as a whole is given a seat first (`PATCH` the line).
+    Seats,
 }
 
 #[derive(Debug, Deserialize, ToSchema)]
@@ -62,6 +66,7 @@ struct Line {
     tax_rate: i64,
     /// The line's share of the order's discounts.
     discount: i64,
+    seat: Option<i64>,
 }
 
 /// One check to be: its units of lines (with their share of the line's
@@ -104,6 +109,7 @@ pub fn split_order(
     let parts = match split {
         Split::Items { parts } => by_items(&lines, parts)?,
         Split::Equal { parts } => equally(&order, *parts)?,
+        Split::Seats => by_items(&lines, &seat_parts(&lines)?)?,
     };
     let mut checks = Vec::with_capacity(parts.len());
     for (number, part) in parts.iter().enumerate() {
@@ -117,7 +123,7 @@ pub fn split_order(
 
 fn lines_of(tx: &Tx, order_id: &str) -> Result<Vec<Line>, ApiError> {
     let mut stmt = tx.prepare_cached(
-        "SELECT id, name, unit_price, quantity, tax_rate, discount_amount FROM order_items \
+        "SELECT id, name, unit_price, quantity, tax_rate, discount_amount, seat FROM order_items \
          WHERE order_id = ?1 ORDER BY created_at, id",
     )?;
     let rows = stmt.query_map([order_id], |r| {
@@ -128,9 +134,61 @@ fn lines_of(tx: &Tx, order_id: &str) -> Result<Vec<Line>, ApiError> {
             quantity: r.get(3)?,
             tax_rate: r.get(4)?,
             discount: r.get(5)?,
+            seat: r.get(6)?,
         })
     })?;
     Ok(rows.collect::<Result<_, _>>()?)
+}
+
+/// One part per seat taken, in seat order, with every unit of its lines.
+fn seat_parts(lines: &[Line]) -> Result<Vec<Vec<SplitUnit>>, ApiError> {
+    let unseated: Vec<&str> = lines
+        .iter()
+        .filter(|l| l.seat.is_none())
+        .map(|l| l.name.as_str())
+        .collect();
+    let mut checks = Checks::new();
+    if !unseated.is_empty() {
+        checks.fail(
+            "by",
+            format!(
+                "every line needs a seat to split by seats; without one: {}",
+                unseated.join(", ")
+            ),
+        );
+    }
+    let mut seats: Vec<i64> = lines.iter().filter_map(|l| l.seat).collect();
+    seats.sort_unstable();
+    seats.dedup();
+    if unseated.is_empty() && seats.len() < 2 {
+        checks.fail(
+            "by",
+            "the lines are all for one seat; there is nothing to split",
+        );
+    }
+    if seats.len() > MAX_CHECKS {
+        checks.fail(
+            "by",
+            format!(
+                "{} seats; a bill splits into at most {MAX_CHECKS} checks",
+                seats.len()
+            ),
+        );
+    }
+    checks.finish()?;
+    Ok(seats
+        .into_iter()
+        .map(|seat| {
+            lines
+                .iter()
+                .filter(|l| l.seat == Some(seat))
+                .map(|l| SplitUnit {
+                    line_id: l.id.clone(),
+                    quantity: l.quantity,
+                })
+                .collect()
+        })
+        .collect())
 }
 
 /// Parts holding the units asked, every unit of the order once; each rate's tax
@@ -306,8 +364,8 @@ fn insert_check(
     for (line_id, quantity, discount) in &part.units {
         tx.prepare_cached(
             "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
-             tax_rate, station_id, course, created_at, updated_at, discount_amount) \
-             SELECT ?1, ?2, menu_item_id, name, unit_price, ?3, modifiers, notes, tax_rate, station_id, course, ?4, ?4, ?6 \
+             tax_rate, station_id, course, seat, created_at, updated_at, discount_amount) \
+             SELECT ?1, ?2, menu_item_id, name, unit_price, ?3, modifiers, notes, tax_rate, station_id, course, seat, ?4, ?4, ?6 \
              FROM order_items WHERE id = ?5",
         )?
         .execute(params![Uuid::now_v7().to_string(), id, quantity, now, line_id, discount])?;

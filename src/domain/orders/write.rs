@@ -53,7 +53,8 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
     let now = tx.now_text();
     let mut stmt = tx.prepare_cached(
         "INSERT INTO order_items (id, order_id, menu_item_id, name, unit_price, quantity, modifiers, notes, \
-         tax_rate, station_id, created_at, updated_at, course) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12)",
+         tax_rate, station_id, created_at, updated_at, course, seat) \
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?11, ?12, ?13)",
     )?;
     for line in lines {
         stmt.execute(params![
@@ -68,7 +69,8 @@ fn insert_lines(tx: &Tx, order_id: &str, lines: &[PricedLine]) -> Result<(), Api
             line.tax_rate,
             line.station_id,
             now,
-            line.course
+            line.course,
+            line.seat
         ])?;
     }
     Ok(())
@@ -330,6 +332,9 @@ pub fn update_line(
         .notes
         .as_ref()
         .map(|n| checks.optional_text("notes", n.as_deref(), 500));
+    if let Some(Some(seat)) = patch.seat {
+        checks.integer_in("seat", seat, 1..=MAX_SEAT);
+    }
     checks.finish()?;
     if let Some(quantity) = quantity {
         tx.prepare_cached("UPDATE order_items SET quantity = ?2, updated_at = ?3 WHERE id = ?1")?
@@ -338,6 +343,10 @@ pub fn update_line(
     if let Some(notes) = notes {
         tx.prepare_cached("UPDATE order_items SET notes = ?2, updated_at = ?3 WHERE id = ?1")?
             .execute(params![line_id, notes, tx.now_text()])?;
+    }
+    if let Some(seat) = patch.seat {
+        tx.prepare_cached("UPDATE order_items SET seat = ?2, updated_at = ?3 WHERE id = ?1")?
+            .execute(params![line_id, seat, tx.now_text()])?;
     }
     if quantity.is_some() {
         discounts::reprice(tx, id)?;

@@ -290,8 +290,19 @@ fn the_best_non_stacking_campaign_wins_and_stacking_ones_add() {
     assert_eq!(amounts(&free), (30.0, 30.0, 0.0, 0.0));
 }
 
-fn coupon_campaign(shop: &Shop, definition: Value) -> String {
-    shop.running(definition)
+/// Runs a campaign that requires a coupon and makes it one named code; answers
+/// the campaign's id and the code as made.
+fn coupon_campaign(shop: &Shop, definition: Value, code: &str, uses: i64) -> (String, Value) {
+    let campaign = shop.running(definition);
+    let made = shop
+        .app
+        .owner
+        .post(
+            &format!("/campaigns/{campaign}/coupons"),
+            json!({"code": code, "uses_per_code": uses}),
+        )
+        .expect(201);
+    (campaign, made[0].clone())
 }
 
 fn add_code(client: &Client, order: &Value, code: &str) -> crate::helpers::Res {
@@ -306,20 +317,14 @@ fn a_coupon_code_unlocks_its_campaign_and_says_why_when_it_cannot() {
     let shop = Shop::new();
     let mains = shop.category("Mains");
     let pasta = shop.item(&mains, "Pasta", 20.0, 10.0);
-    let campaign = coupon_campaign(
+    let (campaign, made) = coupon_campaign(
         &shop,
         json!({"name": "Spring", "kind": "percent_off", "percent": 10, "requires_coupon": true,
             "conditions": {"min_subtotal": 15}}),
+        "spring10",
+        100,
     );
-    let made = shop
-        .app
-        .owner
-        .post(
-            &format!("/campaigns/{campaign}/coupons"),
-            json!({"code": "spring10", "uses_per_code": 100}),
-        )
-        .expect(201);
-    assert_eq!(made[0]["code"], "SPRING10");
+    assert_eq!(made["code"], "SPRING10");
     let batch = shop
         .app
         .owner
@@ -414,17 +419,12 @@ fn a_code_for_one_use_goes_to_exactly_one_of_two_concurrent_checkouts() {
     let shop = Shop::new();
     let mains = shop.category("Mains");
     let pasta = shop.item(&mains, "Pasta", 20.0, 0.0);
-    let campaign = coupon_campaign(
+    let (campaign, _) = coupon_campaign(
         &shop,
         json!({"name": "One off", "kind": "amount_off", "amount": 5, "requires_coupon": true}),
+        "ONCE",
+        1,
     );
-    shop.app
-        .owner
-        .post(
-            &format!("/campaigns/{campaign}/coupons"),
-            json!({"code": "ONCE", "uses_per_code": 1}),
-        )
-        .expect(201);
     let orders: Vec<Value> = (0..2)
         .map(|_| {
             let order = shop.order(&[(&pasta, 1)]);
@@ -487,17 +487,12 @@ fn checkout_takes_coupon_codes_and_a_full_refund_gives_the_use_back() {
     let shop = Shop::new();
     let mains = shop.category("Mains");
     let pasta = shop.item(&mains, "Pasta", 20.0, 10.0);
-    let campaign = coupon_campaign(
+    let (campaign, _) = coupon_campaign(
         &shop,
         json!({"name": "Welcome", "kind": "amount_off", "amount": 4, "requires_coupon": true}),
+        "WELCOME",
+        1,
     );
-    shop.app
-        .owner
-        .post(
-            &format!("/campaigns/{campaign}/coupons"),
-            json!({"code": "WELCOME", "uses_per_code": 1}),
-        )
-        .expect(201);
     let done = shop
         .app
         .owner

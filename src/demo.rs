@@ -1,9 +1,13 @@
 //! The demo tenant created on a first start: a small bistro with a realistic menu,
-//! two floors of tables, lunch and dinner booking hours and an owner account, so a
-//! new install can be tried at once.
+//! two floors of tables, lunch and dinner booking hours, a happy hour and a
+//! welcome coupon, and an owner account, so a new install can be tried at once.
 
 use crate::auth::{random_token, Role};
 use crate::db::TenantInfo;
+use crate::domain::campaigns::{
+    self, CampaignDefinition, CampaignKind, CampaignStatus, Conditions, NewCoupons, Selection,
+    TimeWindow,
+};
 use crate::domain::dining::reservations::{self, DayRules, TimeSlotRules, Weekday, Window};
 use crate::domain::menu::{self, CategoryFields, ItemFields, StoredModifier};
 use crate::domain::staff;
@@ -197,6 +201,60 @@ fn booking_hours() -> TimeSlotRules {
 
 /// Creates the demo tenant through the same domain operations the API uses, so
 /// it never holds anything the API would not have created.
+/// A running happy hour (drinks 20 % off on weekdays from 16:00 to 18:00) and a
+/// running welcome offer behind the code `WELCOME10`.
+fn seed_campaigns(tx: &crate::domain::Tx, drinks: Vec<String>) -> Result<(), ApiError> {
+    use crate::domain::campaigns::Weekday::*;
+    let happy_hour = CampaignDefinition {
+        name: "Happy hour".to_string(),
+        kind: CampaignKind::PercentOff,
+        percent: Some(20.0),
+        amount: None,
+        applies_to: Some(Selection {
+            item_ids: Vec::new(),
+            category_ids: drinks,
+        }),
+        buy: None,
+        get: None,
+        bundle: None,
+        conditions: Conditions {
+            weekdays: vec![Mon, Tue, Wed, Thu, Fri],
+            time_windows: vec![TimeWindow {
+                from: "16:00".to_string(),
+                to: "18:00".to_string(),
+            }],
+            ..Conditions::default()
+        },
+        stackable: true,
+        requires_coupon: false,
+    };
+    let welcome = CampaignDefinition {
+        name: "Welcome 10 %".to_string(),
+        kind: CampaignKind::PercentOff,
+        percent: Some(10.0),
+        applies_to: None,
+        stackable: false,
+        requires_coupon: true,
+        conditions: Conditions::default(),
+        ..happy_hour.clone()
+    };
+    for definition in [&happy_hour, &welcome] {
+        let id = campaigns::create_campaign(tx, definition)?.id;
+        campaigns::change_campaign_status(tx, &id, CampaignStatus::Active)?;
+        if definition.requires_coupon {
+            let code = NewCoupons {
+                count: None,
+                prefix: None,
+                code: Some("WELCOME10".to_string()),
+                uses_per_code: 1000,
+                expires_at: None,
+            };
+            campaigns::create_coupons(tx, &id, &code)?;
+        }
+    }
+    Ok(())
+}
+
 pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
     let db = app.db.create_tenant("Demo Bistro", "demo", "USD", "UTC")?;
     app.write(&db, "system:demo", |tx| {
@@ -226,6 +284,7 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
         )?;
         // "kitchen" is the default station: no id needed.
         let station_id = |name: &str| station_ids.get(name).cloned();
+        let mut drinks = None;
         for (position, (category, items)) in MENU.iter().enumerate() {
             let category_station = CATEGORY_STATIONS
                 .iter()
@@ -237,6 +296,9 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
                 station_id: category_station.and_then(station_id),
             };
             let category_id = menu::insert_category(tx, &fields)?.id;
+            if *category == "Drinks" {
+                drinks = Some(category_id.clone());
+            }
             for (name, description, price, station, modifiers) in items.iter() {
                 let fields = ItemFields {
                     category_id: category_id.clone(),
@@ -286,6 +348,7 @@ pub fn seed(app: &App) -> Result<DemoLogin, ApiError> {
             }
         }
         reservations::put_rules(tx, &booking_hours())?;
+        seed_campaigns(tx, drinks.into_iter().collect())?;
         Ok(())
     })?;
     let password = random_token(16);

@@ -66,7 +66,10 @@ fn first_start_seeds_the_demo_tenant_and_prints_its_login_once() {
     assert_eq!(floors, 2);
     assert!(tables >= 8);
     // The demo can take an order end to end.
-    let item = items[0]["id"].as_str().unwrap();
+    // A starter, which the happy hour on drinks leaves alone.
+    let item = items.iter().find(|i| i["name"] == "Tomato soup").unwrap()["id"]
+        .as_str()
+        .unwrap();
     let order = owner
         .post(
             "/orders",
@@ -74,6 +77,26 @@ fn first_start_seeds_the_demo_tenant_and_prints_its_login_once() {
         )
         .expect(201);
     assert!(order["total_amount"].as_f64().unwrap() > 0.0);
+    // Its welcome code takes 10 % off, on top of nothing else.
+    let campaigns = owner.get("/campaigns?status=active").expect(200)["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["name"].as_str().unwrap().to_string())
+        .collect::<Vec<_>>();
+    assert_eq!(campaigns.len(), 2, "{campaigns:?}");
+    let id = order["id"].as_str().unwrap();
+    let coupon = owner
+        .post(
+            &format!("/orders/{id}/coupons"),
+            json!({"code": "welcome10"}),
+        )
+        .expect(200);
+    let subtotal = coupon["subtotal"].as_f64().unwrap();
+    assert_eq!(
+        coupon["discount_amount"].as_f64().unwrap(),
+        (subtotal * 10.0).round() / 100.0
+    );
     // And a guest can book it: lunch and dinner slots, half-hourly.
     let (date, _) = crate::helpers::next_week_at_seven();
     let guest = Client::anonymous(&server.base);

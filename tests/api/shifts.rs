@@ -175,6 +175,16 @@ fn staff_see_a_shift_once_published_and_marked_changed_after_an_edit() {
         .delete(&format!("/shifts/{id}"))
         .expect_problem(404, "not_found");
     assert_eq!(stored_shifts(&app), 2);
+
+    // A repeated create with the same Idempotency-Key drafts one shift.
+    let body = shift(&sam_id, 12, (9, 0), (12, 0), 0);
+    let key = [("Idempotency-Key", "rota-12")];
+    let first = manager
+        .send("POST", "/shifts", body.clone(), &key)
+        .expect(201);
+    let again = manager.send("POST", "/shifts", body, &key).expect(201);
+    assert_eq!(first["id"], again["id"]);
+    assert_eq!(stored_shifts(&app), 3);
 }
 
 #[test]

@@ -25,6 +25,7 @@ const RULES = {
   staffScreen: MANAGERS,
   devicesScreen: MANAGERS,
   campaignsScreen: MANAGERS,
+  scheduleScreen: MANAGERS,
 };
 
 export function can(role, what) {

@@ -26,6 +26,7 @@ pub mod reply;
 pub mod reservations;
 pub mod sessions;
 pub mod settings;
+pub mod shifts;
 pub mod stream;
 pub mod tables;
 pub mod users;
@@ -82,6 +83,7 @@ pub const GROUPS: &[Group] = &[
     users::GROUP,
     devices::GROUP,
     attendance::GROUP,
+    shifts::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

@@ -144,6 +144,11 @@ permissions! {
     CampaignsRead => "campaigns.read",
     /// Create, change, run and pause campaigns; make coupon codes.
     CampaignsManage => "campaigns.manage",
+    /// See the published schedule and one's own shifts.
+    ShiftsRead => "shifts.read",
+    /// Draft, change, publish and copy shifts; see drafts and the comparison with
+    /// attendance and its labour cost.
+    ShiftsManage => "shifts.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -177,6 +182,8 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         AttendancePunch => true,
         CampaignsRead => matches!(role, Owner | Manager | Cashier | Server),
         CampaignsManage => matches!(role, Owner | Manager),
+        ShiftsRead => true,
+        ShiftsManage => matches!(role, Owner | Manager),
     }
 }
 

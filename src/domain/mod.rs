@@ -6,7 +6,8 @@
 //! test in `tests/api/architecture.rs`): `settings` under everything; `stations`,
 //! `tables`, `staff` and `webhooks` at the bottom; `menu` above stations (items
 //! name the station they cook at) and `attendance` above staff; `campaigns`
-//! (discounts and coupons) above the menu; `orders` above them; `dining` (queue,
+//! (discounts and coupons) above the menu and `shifts` (the schedule) above
+//! attendance; `orders` above them; `dining` (queue,
 //! sessions, reservations, the seatmap: the guest journey) and `kitchen` above
 //! orders.
 //! A lower group never calls a higher one; a higher group that must react to a
@@ -21,6 +22,7 @@ pub mod menu;
 pub mod orders;
 pub mod reactions;
 pub mod settings;
+pub mod shifts;
 pub mod staff;
 pub mod stations;
 pub mod tables;

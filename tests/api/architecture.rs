@@ -18,6 +18,7 @@ const RANKS: &[(&str, u8)] = &[
     ("menu", 4),
     ("attendance", 4),
     ("campaigns", 5),
+    ("shifts", 5),
     ("orders", 6),
     ("dining", 7),
     ("kitchen", 7),

@@ -34,6 +34,7 @@ mod reservations;
 mod schema_agreement;
 mod sessions;
 mod settings;
+mod shifts;
 mod split;
 mod sweep;
 mod tables;

@@ -7,7 +7,7 @@ use utoipa::ToSchema;
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::backup::schedule::{self, BackupProblem};
-use crate::domain::{attendance, webhooks};
+use crate::domain::{attendance, shifts, webhooks};
 use crate::error::{ApiError, Problem};
 
 super::group![summary,];
@@ -21,6 +21,9 @@ pub struct Summary {
     pub backup: Option<BackupProblem>,
     /// Attendance records still open past the business's `attendance_review_hours`.
     pub attendance_needing_review: i64,
+    /// Today's published shifts that started 15 minutes ago or more without their
+    /// person clocked in.
+    pub shifts_unstaffed: i64,
 }
 
 /// What needs attention.
@@ -28,7 +31,8 @@ pub struct Summary {
 /// Roles: owner, manager.
 /// `failed_deliveries`: webhook deliveries that gave up; retry them with
 /// `POST /webhooks/deliveries/{event_id}/retry`. `attendance_needing_review`:
-/// staff still clocked in past the review time.
+/// staff still clocked in past the review time. `shifts_unstaffed`: today's
+/// shifts whose person has not clocked in 15 minutes after the start.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
@@ -40,6 +44,7 @@ async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError
                 failed_deliveries: webhooks::count_failed(conn)?,
                 backup,
                 attendance_needing_review: attendance::count_needing_review(conn, now)?,
+                shifts_unstaffed: shifts::count_unstaffed(conn, now)?,
             })
         })
         .await

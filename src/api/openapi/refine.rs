@@ -27,6 +27,7 @@ const ACTIONS: &[&str] = &[
     "close",
     "complete",
     "confirm",
+    "copy-week",
     "deactivate",
     "fire",
     "login",
@@ -36,6 +37,7 @@ const ACTIONS: &[&str] = &[
     "pause",
     "pin",
     "preview",
+    "publish",
     "reactivate",
     "ready",
     "recall",
@@ -116,6 +118,10 @@ const TAGS: &[(&str, &str)] = &[
     (
         "Attendance",
         "Clocking in and out and breaks, and the time records with their minutes.",
+    ),
+    (
+        "Shifts",
+        "The staff schedule: drafting, publishing and copying shifts, and the schedule against attendance.",
     ),
     ("Events", "The live event stream (server-sent events)."),
     (

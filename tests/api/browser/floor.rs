@@ -2,9 +2,6 @@
 //! editor (drag, keyboard, save, add and delete tables).
 
 use brigade::auth::Role;
-use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchMouseEventParams, DispatchMouseEventType, MouseButton,
-};
 use chromiumoxide::cdp::browser_protocol::network::{
     EmulateNetworkConditionsByRuleParams, NetworkConditions,
 };
@@ -67,40 +64,6 @@ fn table_on_screen(browser: &mut Browser, name: &str) -> (f64, f64, f64) {
         at[1].as_f64().unwrap(),
         at[2].as_f64().unwrap(),
     )
-}
-
-/// Presses the mouse at `from`, moves it to `to` in steps, and lets go.
-fn drag(browser: &mut Browser, from: (f64, f64), to: (f64, f64)) {
-    let mouse = |kind: DispatchMouseEventType, (x, y): (f64, f64), buttons: i64| {
-        DispatchMouseEventParams::builder()
-            .r#type(kind)
-            .x(x)
-            .y(y)
-            .button(MouseButton::Left)
-            .buttons(buttons)
-            .click_count(1)
-            .build()
-            .unwrap()
-    };
-    let page = browser.page().clone();
-    browser.block_on(async {
-        page.execute(mouse(DispatchMouseEventType::MouseMoved, from, 0))
-            .await
-            .unwrap();
-        page.execute(mouse(DispatchMouseEventType::MousePressed, from, 1))
-            .await
-            .unwrap();
-        for step in 1..=12 {
-            let f = f64::from(step) / 12.0;
-            let at = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
-            page.execute(mouse(DispatchMouseEventType::MouseMoved, at, 1))
-                .await
-                .unwrap();
-        }
-        page.execute(mouse(DispatchMouseEventType::MouseReleased, to, 0))
-            .await
-            .unwrap();
-    });
 }
 
 fn offline(browser: &mut Browser, offline: bool) {
@@ -193,7 +156,7 @@ fn a_manager_drags_a_table_saves_the_layout_and_finds_it_after_a_reload() {
 
     // One unit right and two down, under the mouse.
     let (x, y, unit) = table_on_screen(&mut browser, "T1");
-    drag(&mut browser, (x, y), (x + unit, y + 2.0 * unit));
+    browser.drag((x, y), (x + unit, y + 2.0 * unit));
     browser.wait_for_text("[data-unsaved]", "1 unsaved change");
     assert_eq!(browser.value("#field-table-x"), "1");
     assert_eq!(browser.value("#field-table-y"), "2");

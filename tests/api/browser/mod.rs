@@ -30,6 +30,7 @@ mod floor;
 mod harness;
 mod kitchen;
 mod reservations;
+mod schedule;
 mod shell;
 mod staff;
 
@@ -43,7 +44,8 @@ use brigade::auth::Role;
 use chromiumoxide::browser::BrowserConfig;
 use chromiumoxide::cdp::browser_protocol::emulation::SetDeviceMetricsOverrideParams;
 use chromiumoxide::cdp::browser_protocol::input::{
-    DispatchKeyEventParams, DispatchKeyEventType, InsertTextParams,
+    DispatchKeyEventParams, DispatchKeyEventType, DispatchMouseEventParams, DispatchMouseEventType,
+    InsertTextParams, MouseButton,
 };
 use chromiumoxide::cdp::browser_protocol::log::{EventEntryAdded, LogEntryLevel, LogEntrySource};
 use chromiumoxide::cdp::js_protocol::runtime::{
@@ -595,6 +597,40 @@ impl Browser {
             self.page.execute(release).await?;
             Ok(())
         })
+    }
+
+    /// Presses the mouse at `from`, moves it to `to` in steps, and lets go.
+    pub fn drag(&mut self, from: (f64, f64), to: (f64, f64)) {
+        let mouse = |kind: DispatchMouseEventType, (x, y): (f64, f64), buttons: i64| {
+            DispatchMouseEventParams::builder()
+                .r#type(kind)
+                .x(x)
+                .y(y)
+                .button(MouseButton::Left)
+                .buttons(buttons)
+                .click_count(1)
+                .build()
+                .map_err(CdpError::msg)
+        };
+        let page = self.page.clone();
+        let dragged: Result<(), CdpError> = self.runtime.block_on(async {
+            page.execute(mouse(DispatchMouseEventType::MouseMoved, from, 0)?)
+                .await?;
+            page.execute(mouse(DispatchMouseEventType::MousePressed, from, 1)?)
+                .await?;
+            for step in 1..=12 {
+                let f = f64::from(step) / 12.0;
+                let at = (from.0 + (to.0 - from.0) * f, from.1 + (to.1 - from.1) * f);
+                page.execute(mouse(DispatchMouseEventType::MouseMoved, at, 1)?)
+                    .await?;
+            }
+            page.execute(mouse(DispatchMouseEventType::MouseReleased, to, 0)?)
+                .await?;
+            Ok(())
+        });
+        if let Err(e) = dragged {
+            self.fail(&format!("could not drag from {from:?} to {to:?}: {e}"));
+        }
     }
 
     /// Sets an input's value as a script would and tells the app (`input`

@@ -21,6 +21,8 @@ pub struct Summary {
     pub backup: Option<BackupProblem>,
     /// Attendance records still open past the business's `attendance_review_hours`.
     pub attendance_needing_review: i64,
+    /// Punch corrections waiting for a manager's approval.
+    pub pending_corrections: i64,
 }
 
 /// What needs attention.
@@ -28,7 +30,8 @@ pub struct Summary {
 /// Roles: owner, manager.
 /// `failed_deliveries`: webhook deliveries that gave up; retry them with
 /// `POST /webhooks/deliveries/{event_id}/retry`. `attendance_needing_review`:
-/// staff still clocked in past the review time.
+/// staff still clocked in past the review time. `pending_corrections`: punch
+/// corrections to approve or reject.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
@@ -40,6 +43,7 @@ async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError
                 failed_deliveries: webhooks::count_failed(conn)?,
                 backup,
                 attendance_needing_review: attendance::count_needing_review(conn, now)?,
+                pending_corrections: attendance::count_pending_corrections(conn)?,
             })
         })
         .await

@@ -15,6 +15,7 @@ use crate::domain::dining::sessions::MAX_PARTY_SIZE;
 const ACTIONS: &[&str] = &[
     "acknowledge",
     "activate",
+    "approve",
     "break-end",
     "break-start",
     "bump",
@@ -37,6 +38,7 @@ const ACTIONS: &[&str] = &[
     "pin",
     "preview",
     "reactivate",
+    "reject",
     "ready",
     "recall",
     "reset-password",

@@ -18,6 +18,7 @@ import { Settings } from "/admin/screens/settings.js";
 import { Kitchen } from "/admin/screens/kitchen.js";
 import { Staff } from "/admin/screens/staff.js";
 import { Devices } from "/admin/screens/devices.js";
+import { Attendance } from "/admin/screens/attendance.js";
 import { ChangePassword } from "/admin/screens/password.js";
 import { can } from "/admin/roles.js";
 
@@ -32,6 +33,7 @@ const SCREENS = [
   { path: "kitchen", label: "Kitchen", screen: Kitchen, may: "kitchenScreen" },
   { path: "staff", label: "Staff", screen: Staff, may: "staffScreen" },
   { path: "devices", label: "Devices", screen: Devices, may: "devicesScreen" },
+  { path: "attendance", label: "Attendance", screen: Attendance, may: "attendanceScreen" },
   { path: "integrations", label: "Integrations", screen: Integrations, may: "webhooks" },
   { path: "settings", label: "Settings", screen: Settings, may: "settingsScreen" },
 ];

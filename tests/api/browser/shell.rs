@@ -8,7 +8,7 @@ use brigade::auth::Role;
 use super::{new_user, Browser, OWNER_EMAIL};
 use crate::helpers::{TestApp, PASSWORD};
 
-const OWNER_LINKS: [&str; 12] = [
+const OWNER_LINKS: [&str; 13] = [
     "dashboard",
     "floor",
     "waitlist",
@@ -19,6 +19,7 @@ const OWNER_LINKS: [&str; 12] = [
     "kitchen",
     "staff",
     "devices",
+    "attendance",
     "integrations",
     "settings",
 ];
@@ -101,9 +102,15 @@ fn a_host_gets_no_integrations_or_settings() {
         "Array.from(document.querySelectorAll('nav.sidebar a[data-nav]')).map((a) => a.dataset.nav)",
     );
     assert!(
-        !links.iter().any(
-            |l| ["integrations", "settings", "staff", "devices", "campaigns"].contains(&l.as_str())
-        ),
+        !links.iter().any(|l| [
+            "integrations",
+            "settings",
+            "staff",
+            "devices",
+            "attendance",
+            "campaigns"
+        ]
+        .contains(&l.as_str())),
         "a host's sidebar: {links:?}"
     );
     for screen in ["floor", "waitlist", "reservations"] {

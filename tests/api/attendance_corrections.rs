@@ -184,6 +184,25 @@ fn a_rejected_correction_leaves_the_record() {
             .expect(200)["data"],
         json!([])
     );
+
+    // A second request on the same record; the list pages by cursor.
+    let again = sam
+        .post(
+            &format!("/attendance/{id}/corrections"),
+            json!({"clock_in": "2030-03-04T08:30:00Z", "reason": "half an hour early"}),
+        )
+        .expect(201);
+    let first = owner.get("/attendance/corrections?limit=1").expect(200);
+    assert_eq!(first["data"][0]["id"], cid);
+    let cursor = first["next_cursor"].as_str().unwrap();
+    let second = owner
+        .get(&format!("/attendance/corrections?limit=1&cursor={cursor}"))
+        .expect(200);
+    assert_eq!(second["data"][0]["id"], again["id"]);
+    assert_eq!(second["next_cursor"], Value::Null);
+    owner
+        .get("/attendance/corrections?limit=0")
+        .expect_problem(422, "validation_failed");
 }
 
 #[test]

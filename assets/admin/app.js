@@ -19,6 +19,7 @@ import { Kitchen } from "/admin/screens/kitchen.js";
 import { Staff } from "/admin/screens/staff.js";
 import { Devices } from "/admin/screens/devices.js";
 import { Schedule } from "/admin/screens/schedule.js";
+import { Attendance } from "/admin/screens/attendance.js";
 import { ChangePassword } from "/admin/screens/password.js";
 import { can } from "/admin/roles.js";
 
@@ -34,6 +35,7 @@ const SCREENS = [
   { path: "staff", label: "Staff", screen: Staff, may: "staffScreen" },
   { path: "devices", label: "Devices", screen: Devices, may: "devicesScreen" },
   { path: "schedule", label: "Schedule", screen: Schedule, may: "scheduleScreen" },
+  { path: "attendance", label: "Attendance", screen: Attendance, may: "attendanceScreen" },
   { path: "integrations", label: "Integrations", screen: Integrations, may: "webhooks" },
   { path: "settings", label: "Settings", screen: Settings, may: "settingsScreen" },
 ];

@@ -24,6 +24,7 @@ const RULES = {
   kitchenStations: MANAGERS,
   staffScreen: MANAGERS,
   devicesScreen: MANAGERS,
+  attendanceScreen: MANAGERS,
   campaignsScreen: MANAGERS,
   scheduleScreen: MANAGERS,
 };

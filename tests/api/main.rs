@@ -6,6 +6,7 @@ mod receiver;
 mod admin;
 mod architecture;
 mod attendance;
+mod attendance_corrections;
 mod auth;
 mod backup;
 mod browser;

@@ -24,6 +24,8 @@ pub struct Summary {
     /// Today's published shifts that started 15 minutes ago or more without their
     /// person clocked in.
     pub shifts_unstaffed: i64,
+    /// Punch corrections waiting for a manager's approval.
+    pub pending_corrections: i64,
 }
 
 /// What needs attention.
@@ -33,6 +35,7 @@ pub struct Summary {
 /// `POST /webhooks/deliveries/{event_id}/retry`. `attendance_needing_review`:
 /// staff still clocked in past the review time. `shifts_unstaffed`: today's
 /// shifts whose person has not clocked in 15 minutes after the start.
+/// `pending_corrections`: punch corrections to approve or reject.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
@@ -45,6 +48,7 @@ async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError
                 backup,
                 attendance_needing_review: attendance::count_needing_review(conn, now)?,
                 shifts_unstaffed: shifts::count_unstaffed(conn, now)?,
+                pending_corrections: attendance::count_pending_corrections(conn)?,
             })
         })
         .await

@@ -15,6 +15,7 @@ use crate::domain::dining::sessions::MAX_PARTY_SIZE;
 const ACTIONS: &[&str] = &[
     "acknowledge",
     "activate",
+    "approve",
     "break-end",
     "break-start",
     "bump",
@@ -39,6 +40,7 @@ const ACTIONS: &[&str] = &[
     "preview",
     "publish",
     "reactivate",
+    "reject",
     "ready",
     "recall",
     "reset-password",

@@ -1,8 +1,10 @@
 //! Attendance records as the API shows them, and the rules of punching.
 
 use chrono::{DateTime, Utc};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
+
+use crate::error::ApiError;
 
 #[derive(Debug, Clone, Serialize, ToSchema)]
 pub struct Break {
@@ -100,6 +102,122 @@ pub fn minutes(
     ((present - on_break).max(0) / 60, on_break / 60)
 }
 
+/// Where a correction stands: pending until a manager approves or rejects it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CorrectionStatus {
+    Pending,
+    Approved,
+    Rejected,
+}
+
+impl CorrectionStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CorrectionStatus::Pending => "pending",
+            CorrectionStatus::Approved => "approved",
+            CorrectionStatus::Rejected => "rejected",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<CorrectionStatus> {
+        match text {
+            "pending" => Some(CorrectionStatus::Pending),
+            "approved" => Some(CorrectionStatus::Approved),
+            "rejected" => Some(CorrectionStatus::Rejected),
+            _ => None,
+        }
+    }
+
+    /// Only a pending correction is decided, once.
+    pub fn decide(self, to: CorrectionStatus) -> Result<CorrectionStatus, ApiError> {
+        match self {
+            CorrectionStatus::Pending => Ok(to),
+            _ => Err(ApiError::illegal_transition(
+                "the correction",
+                self.as_str(),
+                to.as_str(),
+            )),
+        }
+    }
+}
+
+/// A staff member's request to change the punches of their own record.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct Correction {
+    pub id: String,
+    pub record_id: String,
+    pub user_id: String,
+    pub user_name: String,
+    /// The clock-in asked for; null leaves it as it is.
+    pub clock_in: Option<String>,
+    /// The clock-out asked for; null leaves it as it is.
+    pub clock_out: Option<String>,
+    pub reason: String,
+    pub status: CorrectionStatus,
+    /// Who approved or rejected it, as `user:<id>`.
+    pub decided_by: Option<String>,
+    pub decided_at: Option<String>,
+    pub note: Option<String>,
+    pub created_at: String,
+}
+
+/// New punch times for a record, asked for by its person or set by a manager.
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct PunchChange {
+    /// RFC 3339; absent leaves the clock-in as it is.
+    pub clock_in: Option<String>,
+    /// RFC 3339; absent leaves the clock-out as it is (an open record stays open).
+    pub clock_out: Option<String>,
+    /// Why the punches change; kept in the record's history.
+    pub reason: String,
+}
+
+/// A manager's word on a correction.
+#[derive(Debug, Default, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct Decision {
+    pub note: Option<String>,
+}
+
+/// One change to a record's punches.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct HistoryEntry {
+    pub id: String,
+    pub record_id: String,
+    /// `clock_out` (the person clocked out), `correction` (an approved
+    /// correction) or `edit` (a manager's direct edit).
+    pub change: String,
+    pub clock_in_before: String,
+    pub clock_in_after: String,
+    pub clock_out_before: Option<String>,
+    pub clock_out_after: Option<String>,
+    /// Who made the change, as `user:<id>` or `api_key:<id>`; for an approved
+    /// correction, the manager who approved it.
+    pub changed_by: String,
+    pub changed_at: String,
+    pub reason: Option<String>,
+    /// The correction the change came from.
+    pub correction_id: Option<String>,
+}
+
+/// The payroll lock: records that started before `locked_until` refuse changes.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct AttendanceLock {
+    /// Null while nothing is locked.
+    pub locked_until: Option<String>,
+    pub locked_by: Option<String>,
+    pub locked_at: Option<String>,
+}
+
+#[derive(Debug, Deserialize, ToSchema)]
+#[serde(deny_unknown_fields)]
+pub struct LockRequest {
+    /// RFC 3339, not in the future and not before the current lock.
+    pub until: String,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -136,5 +254,18 @@ mod tests {
         assert_eq!(Working.after(ClockOut), Ok(ClockedOut));
         assert_eq!(ClockedOut.after(ClockOut), Err("not clocked in"));
         assert_eq!(ClockedOut.after(BreakStart), Err("not clocked in"));
+    }
+
+    #[test]
+    fn a_correction_is_decided_once() {
+        use CorrectionStatus::*;
+        assert_eq!(Pending.decide(Approved).unwrap(), Approved);
+        assert_eq!(Pending.decide(Rejected).unwrap(), Rejected);
+        for done in [Approved, Rejected] {
+            for to in [Approved, Rejected] {
+                let refused = done.decide(to).unwrap_err();
+                assert_eq!(refused.member("current_status").unwrap(), done.as_str());
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
+use super::corrections::{refuse_locked, remember_change};
 use super::model::*;
 use crate::domain::settings;
 use crate::domain::staff;
@@ -67,6 +68,8 @@ pub fn punch(
             id
         }
         (_, Some((id, _))) => {
+            let before = get_record(tx, &id, tx.now())?;
+            refuse_locked(tx, &[&before.clock_in])?;
             match punch {
                 Punch::BreakStart => tx.execute(
                     "INSERT INTO attendance_breaks (id, record_id, started_at, ended_at) \
@@ -83,6 +86,14 @@ pub fn punch(
                 tx.execute(
                     "UPDATE attendance_records SET clock_out = ?2, updated_at = ?2 WHERE id = ?1",
                     params![id, now],
+                )?;
+                remember_change(
+                    tx,
+                    &before,
+                    "clock_out",
+                    (&before.clock_in, Some(&now)),
+                    None,
+                    None,
                 )?;
             }
             id

@@ -24,6 +24,7 @@
 //! is not one: the app shows those. A step that waits fails after the timeout
 //! with the selector in its message and a screenshot of the page.
 
+mod attendance;
 mod back_office;
 mod campaigns;
 mod floor;

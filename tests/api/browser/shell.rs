@@ -8,7 +8,7 @@ use brigade::auth::Role;
 use super::{new_user, Browser, OWNER_EMAIL};
 use crate::helpers::{TestApp, PASSWORD};
 
-const OWNER_LINKS: [&str; 13] = [
+const OWNER_LINKS: [&str; 14] = [
     "dashboard",
     "floor",
     "waitlist",
@@ -20,6 +20,7 @@ const OWNER_LINKS: [&str; 13] = [
     "staff",
     "devices",
     "schedule",
+    "attendance",
     "integrations",
     "settings",
 ];
@@ -108,7 +109,8 @@ fn a_host_gets_no_integrations_or_settings() {
             "staff",
             "devices",
             "campaigns",
-            "schedule"
+            "schedule",
+            "attendance"
         ]
         .contains(&l.as_str())),
         "a host's sidebar: {links:?}"

@@ -39,6 +39,10 @@ pub struct Config {
     pub backup_keep: usize,
     /// HTTPS with these files; plain HTTP when `None`.
     pub tls: Option<TlsFiles>,
+    /// Where partners reach the box (`https://pos.example.com`), for the
+    /// webhook URLs the integrations screen shows; the server's own address
+    /// when `None`.
+    pub public_url: Option<String>,
 }
 
 impl Config {
@@ -59,6 +63,24 @@ impl Config {
             backup_every: Duration::from_secs(24 * 3600),
             backup_keep: 7,
             tls: None,
+            public_url: None,
         }
+    }
+
+    /// The base of the URLs partners are given: `public_url`, else this
+    /// server's own scheme, address and port.
+    pub fn public_base(&self) -> String {
+        if let Some(url) = &self.public_url {
+            return url.trim_end_matches('/').to_string();
+        }
+        let scheme = if self.tls.is_some() { "https" } else { "http" };
+        let host = if self.address.is_unspecified() {
+            "localhost".to_string()
+        } else if self.address.is_ipv6() {
+            format!("[{}]", self.address)
+        } else {
+            self.address.to_string()
+        };
+        format!("{scheme}://{host}:{}", self.port)
     }
 }

@@ -15,6 +15,7 @@ pub mod domain;
 pub mod error;
 pub mod events;
 pub mod health;
+pub mod inbound;
 pub mod local_server;
 pub mod logging;
 pub mod money;
@@ -65,6 +66,9 @@ pub struct App {
     pub backups: backup::schedule::BackupSchedule,
     /// Where writes get their `now`.
     pub clock: time::Clock,
+    /// Partners' messages: the key that seals their secrets, refusals per
+    /// address, and the inbox worker's wake-up.
+    pub inbound: inbound::Inbound,
 }
 
 impl App {
@@ -79,6 +83,9 @@ impl App {
         let jwt_secret = db
             .server_secret("jwt_signing_key", 32)
             .map_err(|e| format!("cannot read server secrets: {e}"))?;
+        let sealing_key = db
+            .server_secret("integration_sealing_key", 32)
+            .map_err(|e| format!("cannot read server secrets: {e}"))?;
         Ok(Arc::new(App {
             tokens: TokenKeys::new(&jwt_secret),
             login_limiter: LoginLimiter::new(config.login_attempts_per_minute),
@@ -90,6 +97,7 @@ impl App {
             scheduler: scheduler::Scheduler::default(),
             backups: backup::schedule::BackupSchedule::new(&config),
             clock,
+            inbound: inbound::Inbound::new(&sealing_key),
             db,
             config,
         }))
@@ -189,6 +197,9 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
     );
     let dispatcher = Arc::new(Mutex::new(None::<Dispatcher>));
     let stopping = dispatcher.clone();
+    let inbox_worker = Arc::new(Mutex::new(None::<inbound::worker::Worker>));
+    let (inbox_starting, inbox_stopping, inbox_app) =
+        (inbox_worker.clone(), inbox_worker, app.clone());
     logging::init(config.log_level);
     rocket::custom(rocket_config)
         .manage(app.clone())
@@ -217,6 +228,7 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
         .mount(api::BASE, api::routes())
         .mount("/", web::routes())
         .mount("/", health::routes())
+        .mount("/", inbound::receive::routes())
         .register("/", catchers![error::catch_all])
         // Webhooks are delivered while the server runs, and in-flight attempts finish
         // before it stops.
@@ -224,6 +236,21 @@ pub fn build_rocket(app: Arc<App>) -> Rocket<Build> {
             Box::pin(async move {
                 if let Ok(mut slot) = dispatcher.lock() {
                     *slot = Some(Dispatcher::start(app));
+                }
+            })
+        }))
+        // Partners' messages are carried out while the server runs; the one in
+        // hand finishes before it stops.
+        .attach(AdHoc::on_liftoff("inbox worker", move |_| {
+            Box::pin(async move {
+                *lock(&inbox_starting) = Some(inbound::worker::Worker::start(inbox_app));
+            })
+        }))
+        .attach(AdHoc::on_shutdown("inbox worker stop", move |_| {
+            Box::pin(async move {
+                let running = lock(&inbox_stopping).take();
+                if let Some(running) = running {
+                    let _ = rocket::tokio::task::spawn_blocking(move || running.stop()).await;
                 }
             })
         }))

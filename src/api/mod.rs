@@ -13,6 +13,7 @@ pub mod body;
 pub mod campaigns;
 pub mod devices;
 pub mod idempotency;
+pub mod integrations;
 pub mod kitchen;
 pub mod menu;
 pub mod notifications;
@@ -84,6 +85,7 @@ pub const GROUPS: &[Group] = &[
     devices::GROUP,
     attendance::GROUP,
     shifts::GROUP,
+    integrations::GROUP,
     stream::GROUP,
     openapi::GROUP,
 ];

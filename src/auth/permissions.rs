@@ -149,6 +149,9 @@ permissions! {
     /// Draft, change, publish and copy shifts; see drafts and the comparison with
     /// attendance and its labour cost.
     ShiftsManage => "shifts.manage",
+    /// Connect delivery platforms and payment gateways, map their items to the
+    /// menu, and see and retry the messages they sent.
+    IntegrationsManage => "integrations.manage",
 }
 
 /// The permission table. Every route states exactly one permission, checked
@@ -183,7 +186,7 @@ pub fn allows(role: Role, permission: Permission) -> bool {
         CampaignsRead => matches!(role, Owner | Manager | Cashier | Server),
         CampaignsManage => matches!(role, Owner | Manager),
         ShiftsRead => true,
-        ShiftsManage => matches!(role, Owner | Manager),
+        ShiftsManage | IntegrationsManage => matches!(role, Owner | Manager),
     }
 }
 

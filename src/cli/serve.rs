@@ -56,6 +56,23 @@ pub struct ServeArgs {
     /// Announce the server on the LAN with mDNS as `_brigade._tcp`: on or off.
     #[arg(long, env = "BRIGADE_MDNS", default_value = "on", value_parser = BoolishValueParser::new(), action = ArgAction::Set)]
     mdns: bool,
+    /// Where partners (delivery platforms, payment gateways) reach this box, such
+    /// as https://pos.example.com: the base of the webhook URLs the integrations
+    /// screen shows. Default: this server's own address.
+    #[arg(long, env = "BRIGADE_PUBLIC_URL", value_parser = parse_public_url)]
+    public_url: Option<String>,
+}
+
+/// An http or https URL with a host, without a query.
+fn parse_public_url(text: &str) -> Result<String, String> {
+    let rest = text
+        .strip_prefix("https://")
+        .or_else(|| text.strip_prefix("http://"))
+        .ok_or("must start with https:// or http://")?;
+    if rest.is_empty() || rest.starts_with('/') || text.contains(['?', '#', ' ']) {
+        return Err("must be a URL with a host and no query, as https://pos.example.com".into());
+    }
+    Ok(text.trim_end_matches('/').to_string())
 }
 
 /// `90s`, `30m`, `24h` or `7d`.
@@ -93,6 +110,7 @@ pub fn run(data_dir: &Path, args: ServeArgs) -> Result<(), String> {
     config.backup_every = args.backup_every;
     config.backup_keep = args.backup_keep as usize;
     config.log_level = args.log_level;
+    config.public_url = args.public_url.clone();
     config.tls = match (&args.tls_cert, &args.tls_key, args.tls) {
         (Some(cert), Some(key), _) => Some(tls::provided(cert, key)?),
         (_, _, TlsMode::Auto) => Some(tls::auto(data_dir, &tls::local_names())?),

@@ -8,8 +8,8 @@
 //! name the station they cook at) and `attendance` above staff; `campaigns`
 //! (discounts and coupons) above the menu and `shifts` (the schedule) above
 //! attendance; `orders` above them; `dining` (queue,
-//! sessions, reservations, the seatmap: the guest journey) and `kitchen` above
-//! orders.
+//! sessions, reservations, the seatmap: the guest journey), `kitchen` and
+//! `partners` (delivery platforms and payment gateways) above orders.
 //! A lower group never calls a higher one; a higher group that must react to a
 //! lower one's change registers for its event in `reactions.rs`.
 
@@ -20,6 +20,7 @@ pub mod event;
 pub mod kitchen;
 pub mod menu;
 pub mod orders;
+pub mod partners;
 pub mod reactions;
 pub mod settings;
 pub mod shifts;

@@ -22,6 +22,7 @@ const RANKS: &[(&str, u8)] = &[
     ("orders", 6),
     ("dining", 7),
     ("kitchen", 7),
+    ("partners", 7),
     ("reactions", 8),
 ];
 

@@ -19,6 +19,7 @@ mod crash;
 mod devices;
 mod errors;
 mod health;
+mod integrations;
 mod kitchen;
 mod lan;
 mod logging;

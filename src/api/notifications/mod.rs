@@ -7,6 +7,7 @@ use utoipa::ToSchema;
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::backup::schedule::{self, BackupProblem};
+use crate::domain::partners::{self, InboxCounts};
 use crate::domain::{attendance, shifts, webhooks};
 use crate::error::{ApiError, Problem};
 
@@ -26,6 +27,9 @@ pub struct Summary {
     pub shifts_unstaffed: i64,
     /// Punch corrections waiting for a manager's approval.
     pub pending_corrections: i64,
+    /// Partners' messages: parked for a manager, failed, and refused in the
+    /// last 24 hours.
+    pub inbound: InboxCounts,
 }
 
 /// What needs attention.
@@ -36,6 +40,8 @@ pub struct Summary {
 /// staff still clocked in past the review time. `shifts_unstaffed`: today's
 /// shifts whose person has not clocked in 15 minutes after the start.
 /// `pending_corrections`: punch corrections to approve or reject.
+/// `inbound`: partners' messages parked or failed (retry them with
+/// `POST /integrations/messages/{id}/retry`) and refused in the last 24 hours.
 #[utoipa::path(tag = "Notifications", responses((status = 200, body = Summary), (status = 403, body = Problem)))]
 #[get("/notifications/summary")]
 async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError> {
@@ -49,6 +55,7 @@ async fn summary(caller: Can<perm::NotificationsRead>) -> Result<Reply, ApiError
                 attendance_needing_review: attendance::count_needing_review(conn, now)?,
                 shifts_unstaffed: shifts::count_unstaffed(conn, now)?,
                 pending_corrections: attendance::count_pending_corrections(conn)?,
+                inbound: partners::inbox_counts(conn, now)?,
             })
         })
         .await

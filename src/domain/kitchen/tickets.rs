@@ -266,7 +266,11 @@ fn fire(tx: &mut Tx, order_id: &str) -> Result<(), ApiError> {
     }
     let mut new_by_station: BTreeMap<String, Vec<(orders::OrderLine, i64)>> = BTreeMap::new();
     let mut voided: Vec<(String, String, i64)> = Vec::new();
-    let fired = |line: &orders::OrderLine| order.fired_course.is_none_or(|c| line.course <= c);
+    // A partner's fee is billed, not cooked.
+    let fired = |line: &orders::OrderLine| {
+        line.menu_item_id != orders::PARTNER_FEE_ITEM
+            && order.fired_course.is_none_or(|c| line.course <= c)
+    };
     for line in order.items.iter().filter(|l| fired(l)) {
         let on_tickets: i64 = sent
             .get(&line.id)

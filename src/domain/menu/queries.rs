@@ -301,3 +301,18 @@ pub fn archive_item(tx: &Tx, id: &str) -> Result<(), ApiError> {
     .execute(params![id, tx.now_text()])?;
     Ok(())
 }
+
+/// The live menu item called `name` (ignoring case), when exactly one is: how a
+/// partner's line with no mapping finds its item.
+pub fn find_item_by_name(conn: &Connection, name: &str) -> Result<Option<String>, ApiError> {
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM menu_items WHERE archived_at IS NULL AND name = ?1 COLLATE NOCASE LIMIT 2",
+    )?;
+    let ids: Vec<String> = stmt
+        .query_map([name.trim()], |r| r.get(0))?
+        .collect::<Result<_, _>>()?;
+    Ok(match ids.as_slice() {
+        [only] => Some(only.clone()),
+        _ => None,
+    })
+}

@@ -22,6 +22,6 @@ pub use read::*;
 pub use refunds::refund;
 pub use split::{split_order, Split, SplitResult, SplitUnit};
 pub use write::{
-    add_lines, cancel_order, change_status, create_order, delete_line, fire_course, move_to_table,
-    update_line, update_order, PlacedTable,
+    add_lines, cancel_order, change_status, create_order, create_partner_order, delete_line,
+    fire_course, move_to_table, update_line, update_order, PartnerOrder, PlacedTable,
 };

@@ -338,6 +338,8 @@ pub struct Order {
     /// Checks this order was split into (0 when not split); it completes when
     /// they all have.
     pub check_count: i64,
+    /// Set on an order received from a delivery platform.
+    pub external: Option<ExternalRef>,
     pub cancel_reason: Option<String>,
     pub business_date: String,
     pub created_at: String,
@@ -407,6 +409,23 @@ pub struct RefundReceipt {
     /// The refund, as a payment with a negative amount.
     pub refund: Payment,
     pub order: Order,
+}
+
+/// The menu item of a partner's line that matches no menu item: kept at the
+/// partner's price (see migration `0015_partners`).
+pub const PARTNER_OPEN_ITEM: &str = "00000000-0000-7000-8000-00000000000b";
+/// The menu item of a fee a partner platform charges: billed, never cooked.
+pub const PARTNER_FEE_ITEM: &str = "00000000-0000-7000-8000-00000000000c";
+
+/// Where a partner platform's order came from.
+#[derive(Debug, Clone, Serialize, ToSchema)]
+pub struct ExternalRef {
+    /// The integration's name (`ubereats`).
+    pub platform: String,
+    /// The platform's id of the order.
+    pub id: String,
+    /// The number the courier and the customer see.
+    pub display_id: Option<String>,
 }
 
 /// A line ready to insert: prices resolved from the menu, in minor units.

@@ -158,3 +158,19 @@ pub(super) fn record_payment(
     let row = touch(tx, order_id, Event::OrderUpdated)?;
     Ok((get_payment(tx, &id, exponent)?, row))
 }
+
+/// Whether the order already has a payment (or, with `refund`, a refund) with
+/// this reference: how a gateway's repeated message is recorded once.
+pub fn has_reference(
+    conn: &Connection,
+    order_id: &str,
+    reference: &str,
+    refund: bool,
+) -> Result<bool, ApiError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT EXISTS (SELECT 1 FROM payments WHERE order_id = ?1 AND reference = ?2 \
+             AND (amount < 0) = ?3)",
+        )?
+        .query_row(params![order_id, reference, refund], |r| r.get(0))?)
+}

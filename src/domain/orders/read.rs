@@ -37,6 +37,8 @@ pub struct OrderRow {
     pub check_number: Option<i64>,
     /// Checks the order was split into; 0 when it was not split.
     pub check_count: i64,
+    /// A partner platform's order: the platform, its id and display number.
+    pub external: Option<ExternalRef>,
     pub cancel_reason: Option<String>,
     pub version: i64,
     pub created_at: String,
@@ -59,7 +61,8 @@ const ORDER_COLUMNS: &str =
     "id, order_number, business_date, status, order_type, table_id, table_name, \
      customer_name, customer_phone, notes, subtotal, tax_amount, discount_amount, total_amount, \
      paid_amount, tip_amount, cancel_reason, version, created_at, updated_at, closed_at, session_id, \
-     fired_course, refunded_amount, parent_order_id, check_number, check_count";
+     fired_course, refunded_amount, parent_order_id, check_number, check_count, \
+     external_platform, external_id, external_display_id";
 
 fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
     let status: String = r.get(3)?;
@@ -92,6 +95,17 @@ fn order_from_row(r: &Row) -> rusqlite::Result<OrderRow> {
         parent_order_id: r.get(24)?,
         check_number: r.get(25)?,
         check_count: r.get(26)?,
+        external: match (
+            r.get::<_, Option<String>>(27)?,
+            r.get::<_, Option<String>>(28)?,
+        ) {
+            (Some(platform), Some(id)) => Some(ExternalRef {
+                platform,
+                id,
+                display_id: r.get(29)?,
+            }),
+            _ => None,
+        },
     })
 }
 
@@ -222,6 +236,7 @@ fn order_with_lines(
         parent_order_id: row.parent_order_id.clone(),
         check_number: row.check_number,
         check_count: row.check_count,
+        external: row.external.clone(),
         cancel_reason: row.cancel_reason.clone(),
         business_date: row.business_date.clone(),
         created_at: row.created_at.clone(),
@@ -229,6 +244,20 @@ fn order_with_lines(
         closed_at: row.closed_at.clone(),
         version: row.version,
     })
+}
+
+/// The order a partner platform knows as `external_id`, if it was received.
+pub fn find_external_order(
+    conn: &Connection,
+    platform: &str,
+    external_id: &str,
+) -> Result<Option<OrderRow>, ApiError> {
+    Ok(conn
+        .prepare_cached(&format!(
+            "SELECT {ORDER_COLUMNS} FROM orders WHERE external_platform = ?1 AND external_id = ?2"
+        ))?
+        .query_row([platform, external_id], order_from_row)
+        .optional()?)
 }
 
 pub fn get_order(conn: &Connection, id: &str, exponent: u32) -> Result<Order, ApiError> {

@@ -241,6 +241,52 @@ pub fn create_order(
     touch(tx, &id, Event::OrderCreated)
 }
 
+/// An order placed on a partner platform, in the platform's prices.
+pub struct PartnerOrder {
+    pub external: ExternalRef,
+    pub customer_name: Option<String>,
+    pub customer_phone: Option<String>,
+    pub notes: Option<String>,
+    /// Priced by the platform; at least one.
+    pub lines: Vec<PricedLine>,
+}
+
+/// Creates a delivery order received from a partner platform, emitting
+/// `order.created`. Its lines keep the platform's prices; campaigns do not
+/// apply, as the platform has priced the order.
+pub fn create_partner_order(tx: &mut Tx, order: &PartnerOrder) -> Result<OrderRow, ApiError> {
+    if order.lines.is_empty() {
+        return Err(ApiError::invalid_field(
+            "items",
+            "must list at least one item",
+        ));
+    }
+    let (order_number, business_date) = next_order_number(tx)?;
+    let id = Uuid::now_v7().to_string();
+    let now = tx.now_text();
+    tx.prepare_cached(
+        "INSERT INTO orders (id, order_number, business_date, status, order_type, customer_name, \
+         customer_phone, notes, version, created_by, created_at, updated_at, external_platform, \
+         external_id, external_display_id) \
+         VALUES (?1, ?2, ?3, 'pending', 'delivery', ?4, ?5, ?6, 0, ?7, ?8, ?8, ?9, ?10, ?11)",
+    )?
+    .execute(params![
+        id,
+        order_number,
+        business_date,
+        order.customer_name,
+        order.customer_phone,
+        order.notes,
+        tx.actor(),
+        now,
+        order.external.platform,
+        order.external.id,
+        order.external.display_id
+    ])?;
+    insert_lines(tx, &id, &order.lines)?;
+    touch(tx, &id, Event::OrderCreated)
+}
+
 pub fn update_order(tx: &mut Tx, id: &str, patch: &OrderPatch) -> Result<OrderRow, ApiError> {
     let order = find_order(tx, id)?;
     require_open(&order)?;

@@ -1,0 +1,800 @@
+//! Inbound integrations: connecting partners, receiving their signed messages at
+//! `/webhook/...`, the inbox and its worker, and what messages do to orders.
+//! Messages are signed here with each scheme's published algorithm, by the
+//! tests' own HMAC code, not with the server's.
+
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use brigade::auth::Role;
+use hmac::{Hmac, Mac};
+use serde_json::{json, Value};
+use sha2::Sha256;
+
+use crate::helpers::{agent, Client, Res, TestApp};
+
+/// A Standard Webhooks secret: `whsec_` and base64 of the key.
+pub const GENERIC_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
+
+fn hmac_sha256(key: &[u8], message: &[u8]) -> Vec<u8> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).unwrap();
+    mac.update(message);
+    mac.finalize().into_bytes().to_vec()
+}
+
+/// Standard Webhooks headers for `body`, sent `age_secs` ago.
+pub fn generic_headers(secret: &str, id: &str, body: &str, age_secs: i64) -> Vec<(String, String)> {
+    let timestamp = chrono::Utc::now().timestamp() - age_secs;
+    let key = base64::engine::general_purpose::STANDARD
+        .decode(secret.trim_start_matches("whsec_"))
+        .unwrap();
+    let signed = hmac_sha256(&key, format!("{id}.{timestamp}.{body}").as_bytes());
+    vec![
+        ("webhook-id".into(), id.into()),
+        ("webhook-timestamp".into(), timestamp.to_string()),
+        (
+            "webhook-signature".into(),
+            format!(
+                "v1,{}",
+                base64::engine::general_purpose::STANDARD.encode(signed)
+            ),
+        ),
+    ]
+}
+
+/// Posts a partner's message to `/webhook/{kind}/{slug}/{name}`.
+pub fn deliver(base: &str, path: &str, headers: &[(String, String)], body: &[u8]) -> Res {
+    let mut request = ureq::http::Request::builder()
+        .method("POST")
+        .uri(format!("{base}/webhook/{path}"))
+        .header("Content-Type", "application/json");
+    for (name, value) in headers {
+        request = request.header(name.as_str(), value.as_str());
+    }
+    let mut response = agent()
+        .run(request.body(body.to_vec()).unwrap())
+        .expect("the server answers");
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let text = response.body_mut().read_to_string().unwrap_or_default();
+    Res {
+        status,
+        body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
+        headers,
+    }
+}
+
+/// Sends a generic (Standard Webhooks) message with a fresh id.
+pub fn send_generic(base: &str, path: &str, body: &Value) -> Res {
+    let body = body.to_string();
+    let id = format!("msg_{}", uuid::Uuid::now_v7().simple());
+    deliver(
+        base,
+        path,
+        &generic_headers(GENERIC_SECRET, &id, &body, 0),
+        body.as_bytes(),
+    )
+}
+
+/// Waits until the message `id` is no longer `received` (at most 20 s).
+#[track_caller]
+pub fn settled(owner: &Client, id: &str) -> Value {
+    let deadline = Instant::now() + Duration::from_secs(20);
+    loop {
+        let message = owner
+            .get(&format!("/integrations/messages/{id}"))
+            .expect(200);
+        if message["status"] != "received" {
+            return message;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "message {id} was never processed: {message}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+fn connect_generic(owner: &Client, kind: &str) -> Value {
+    owner
+        .put(
+            &format!("/integrations/{kind}/generic"),
+            json!({"secret": GENERIC_SECRET}),
+        )
+        .expect(201)
+}
+
+fn payment(order_id: &Value, amount: i64, reference: &str) -> Value {
+    json!({"type": "payment.succeeded", "order_id": order_id, "amount": amount,
+           "currency": "USD", "reference": reference})
+}
+
+#[test]
+fn an_integration_is_connected_with_its_url_and_its_secret_never_shows_again() {
+    let app = TestApp::spawn();
+    let created = connect_generic(&app.owner, "payment");
+    assert_eq!(created["kind"], "payment");
+    assert_eq!(created["name"], "generic");
+    assert_eq!(created["enabled"], true);
+    assert_eq!(created["secret_last4"], "LaSw");
+    assert!(created.get("secret").is_none());
+    let url = created["url"].as_str().unwrap();
+    assert!(
+        url.ends_with("/webhook/payment/test-bistro/generic"),
+        "{url}"
+    );
+
+    let listed = app.owner.get("/integrations").expect(200);
+    assert_eq!(listed["integrations"].as_array().unwrap().len(), 1);
+    assert!(listed["available"]
+        .as_array()
+        .unwrap()
+        .contains(&json!({"kind": "delivery", "name": "ubereats"})));
+    assert!(!listed.to_string().contains(GENERIC_SECRET));
+
+    // The secret is sealed in the tenant's file, not written as it is.
+    let sealed: Vec<u8> = app
+        .tenant_file()
+        .query_row("SELECT secret_sealed FROM integrations", [], |r| r.get(0))
+        .unwrap();
+    assert!(!sealed
+        .windows(12)
+        .any(|w| w == &GENERIC_SECRET.as_bytes()[..12]));
+
+    let changed = app
+        .owner
+        .put("/integrations/payment/generic", json!({"enabled": false}))
+        .expect(200);
+    assert_eq!(changed["enabled"], false);
+    assert_eq!(changed["secret_last4"], "LaSw");
+
+    app.owner
+        .delete("/integrations/payment/generic")
+        .expect(204);
+    app.owner
+        .delete("/integrations/payment/generic")
+        .expect_problem(404, "not_found");
+}
+
+#[test]
+fn integration_settings_refuse_bad_input_and_other_roles() {
+    let app = TestApp::spawn();
+    let owner = &app.owner;
+    owner
+        .put("/integrations/payment/generic", json!({"enabled": true}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put("/integrations/payment/ubereats", json!({"secret": "x"}))
+        .expect_problem(404, "not_found");
+    owner
+        .put("/integrations/parcels/generic", json!({"secret": "x"}))
+        .expect_problem(404, "not_found");
+    owner
+        .put("/integrations/payment/generic", json!({"secret": 42}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/payment/generic",
+            json!({"secret": GENERIC_SECRET, "colour": 1}),
+        )
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/payment/generic",
+            json!({"secret": GENERIC_SECRET, "options": [1]}),
+        )
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/payment/generic",
+            json!({"secret": GENERIC_SECRET, "auto_accept": false}),
+        )
+        .expect_problem(422, "validation_failed");
+    owner
+        .post_raw("/integrations/messages/x/retry", "application/json", b"")
+        .expect_problem(404, "not_found");
+    let malformed = owner.request(
+        "PUT",
+        "/integrations/payment/generic",
+        &[],
+        Some(("application/json", b"{\"secret\":")),
+    );
+    malformed.expect_problem(400, "malformed_json");
+    for role in [Role::Cashier, Role::Server, Role::Kitchen, Role::Host] {
+        app.user(role)
+            .put(
+                "/integrations/payment/generic",
+                json!({"secret": GENERIC_SECRET}),
+            )
+            .expect_problem(403, "permission_denied");
+        app.user(role)
+            .get("/integrations")
+            .expect_problem(403, "permission_denied");
+    }
+    assert!(owner.get("/integrations").expect(200)["integrations"]
+        .as_array()
+        .unwrap()
+        .is_empty());
+}
+
+#[test]
+fn a_signed_payment_is_recorded_once_and_a_repeat_is_acknowledged_as_a_duplicate() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "payment");
+    let item = app.menu_item(10.0, 0.0);
+    let order = app.order(&item, 2);
+    let body = payment(&order["id"], 2000, "pay_123").to_string();
+    let headers = generic_headers(GENERIC_SECRET, "msg_first", &body, 0);
+
+    let answer = deliver(
+        &app.base,
+        "payment/test-bistro/generic",
+        &headers,
+        body.as_bytes(),
+    );
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.body["received"], true);
+    assert_eq!(answer.body["duplicate"], false);
+    let message = settled(&app.owner, answer.body["id"].as_str().unwrap());
+    assert_eq!(message["status"], "processed", "{message}");
+    assert_eq!(message["order_id"], order["id"]);
+    assert_eq!(message["event_id"], "msg_first");
+    assert_eq!(message["body"], body);
+
+    let again = deliver(
+        &app.base,
+        "payment/test-bistro/generic",
+        &headers,
+        body.as_bytes(),
+    );
+    assert_eq!(again.status, 200);
+    assert_eq!(again.body["duplicate"], true);
+    let duplicate = app
+        .owner
+        .get(&format!(
+            "/integrations/messages/{}",
+            again.body["id"].as_str().unwrap()
+        ))
+        .expect(200);
+    assert_eq!(duplicate["status"], "duplicate");
+    assert_eq!(duplicate["duplicate_of"], answer.body["id"]);
+
+    // The same gateway payment under a new message id is not recorded twice either.
+    let resent = send_generic(
+        &app.base,
+        "payment/test-bistro/generic",
+        &payment(&order["id"], 2000, "pay_123"),
+    );
+    assert_eq!(
+        settled(&app.owner, resent.body["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+
+    let order = app
+        .owner
+        .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["paid_amount"], 20.0);
+    assert_eq!(order["balance_due"], 0.0);
+    let payments = app
+        .owner
+        .get(&format!(
+            "/orders/{}/payments",
+            order["id"].as_str().unwrap()
+        ))
+        .expect(200);
+    let payments = payments
+        .as_array()
+        .or(payments["data"].as_array())
+        .unwrap()
+        .clone();
+    assert_eq!(payments.len(), 1);
+    assert_eq!(payments[0]["method"], "card");
+    assert_eq!(payments[0]["reference"], "pay_123");
+    let events = crate::helpers::event_names(&app.outbox(&app.tenant_id), &["order."]);
+    assert_eq!(events, ["order.created", "order.updated"]);
+}
+
+#[test]
+fn a_bad_signature_stale_timestamp_unknown_slug_or_disabled_integration_is_refused_and_nothing_processed(
+) {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "payment");
+    let item = app.menu_item(10.0, 0.0);
+    let order = app.order(&item, 1);
+    let body = payment(&order["id"], 1000, "pay_1").to_string();
+    let path = "payment/test-bistro/generic";
+
+    let wrong_secret = generic_headers("whsec_c2VjcmV0LW9mLXNvbWVvbmUtZWxzZQ==", "msg_a", &body, 0);
+    let refused = deliver(&app.base, path, &wrong_secret, body.as_bytes());
+    assert_eq!(refused.status, 401);
+    assert_eq!(
+        refused.header("content-type"),
+        Some("application/problem+json")
+    );
+    assert_eq!(refused.body["code"], "signature_invalid");
+
+    let signed = generic_headers(GENERIC_SECRET, "msg_b", &body, 0);
+    let changed = body.replace("1000", "1");
+    assert_eq!(
+        deliver(&app.base, path, &signed, changed.as_bytes()).status,
+        401
+    );
+
+    let stale = generic_headers(GENERIC_SECRET, "msg_c", &body, 600);
+    assert_eq!(
+        deliver(&app.base, path, &stale, body.as_bytes()).status,
+        401
+    );
+
+    assert_eq!(deliver(&app.base, path, &[], body.as_bytes()).status, 401);
+
+    let unknown = deliver(
+        &app.base,
+        "payment/no-such-place/generic",
+        &signed,
+        body.as_bytes(),
+    );
+    assert_eq!(unknown.status, 404);
+    assert_eq!(unknown.body["code"], "not_found");
+    assert_eq!(
+        deliver(
+            &app.base,
+            "payment/test-bistro/stripe",
+            &signed,
+            body.as_bytes()
+        )
+        .status,
+        404
+    );
+    assert_eq!(
+        deliver(
+            &app.base,
+            "parcels/test-bistro/generic",
+            &signed,
+            body.as_bytes()
+        )
+        .status,
+        404
+    );
+
+    app.owner
+        .put("/integrations/payment/generic", json!({"enabled": false}))
+        .expect(200);
+    assert_eq!(
+        deliver(&app.base, path, &signed, body.as_bytes()).status,
+        404
+    );
+
+    std::thread::sleep(Duration::from_millis(300));
+    let order = app
+        .owner
+        .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["paid_amount"], 0.0);
+    let rejected = app
+        .owner
+        .get("/integrations/messages?status=rejected")
+        .expect(200);
+    let rejected = rejected["data"].as_array().unwrap();
+    assert_eq!(rejected.len(), 6, "{rejected:?}");
+    assert!(rejected.iter().all(|m| m["reason"].is_string()));
+    assert!(rejected
+        .iter()
+        .all(|m| m["headers"].get("authorization").is_none()));
+    let summary = app.owner.get("/notifications/summary").expect(200);
+    assert_eq!(summary["inbound"]["rejected_24h"], 6);
+    assert_eq!(
+        app.owner
+            .get("/integrations/messages?status=processed")
+            .expect(200)["data"],
+        json!([])
+    );
+    app.owner
+        .get("/integrations/messages?status=lost")
+        .expect_problem(422, "validation_failed");
+}
+
+#[test]
+fn an_address_sending_refused_messages_is_rate_limited_and_a_body_over_the_limit_is_413() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "payment");
+    let body = b"{}";
+    let wrong = generic_headers("whsec_c2VjcmV0LW9mLXNvbWVvbmUtZWxzZQ==", "msg_x", "{}", 0);
+    for _ in 0..20 {
+        assert_eq!(
+            deliver(&app.base, "payment/test-bistro/generic", &wrong, body).status,
+            401
+        );
+    }
+    let limited = deliver(&app.base, "payment/test-bistro/generic", &wrong, body);
+    assert_eq!(limited.status, 429);
+    assert_eq!(limited.body["code"], "rate_limited");
+    assert!(limited.header("retry-after").is_some());
+
+    let other = TestApp::spawn();
+    connect_generic(&other.owner, "payment");
+    let huge = vec![b' '; 300 * 1024];
+    let answer = deliver(&other.base, "payment/test-bistro/generic", &[], &huge);
+    assert_eq!(answer.status, 413);
+    assert_eq!(answer.body["code"], "body_too_large");
+}
+
+#[test]
+fn a_payment_for_an_unknown_order_or_another_currency_is_parked_and_retried_by_a_manager() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "payment");
+    let path = "payment/test-bistro/generic";
+    let unknown = send_generic(
+        &app.base,
+        path,
+        &payment(&json!("0190f5b2-0000-7000-8000-000000000000"), 500, "pay_u"),
+    );
+    let parked = settled(&app.owner, unknown.body["id"].as_str().unwrap());
+    assert_eq!(parked["status"], "parked");
+    assert!(
+        parked["reason"].as_str().unwrap().contains("no order"),
+        "{parked}"
+    );
+
+    let item = app.menu_item(5.0, 0.0);
+    let order = app.order(&item, 1);
+    let mut euros = payment(&order["id"], 500, "pay_e");
+    euros["currency"] = json!("EUR");
+    let euros = send_generic(&app.base, path, &euros);
+    let parked_euros = settled(&app.owner, euros.body["id"].as_str().unwrap());
+    assert_eq!(parked_euros["status"], "parked");
+    assert!(parked_euros["reason"].as_str().unwrap().contains("EUR"));
+    assert_eq!(
+        app.owner.get("/notifications/summary").expect(200)["inbound"]["parked"],
+        2
+    );
+
+    let malformed = send_generic(&app.base, path, &json!({"type": "payment.succeeded"}));
+    assert_eq!(
+        settled(&app.owner, malformed.body["id"].as_str().unwrap())["status"],
+        "failed"
+    );
+
+    // A retry runs it again: still parked while the cause stays.
+    let retried = app
+        .owner
+        .post_raw(
+            &format!(
+                "/integrations/messages/{}/retry",
+                parked["id"].as_str().unwrap()
+            ),
+            "application/json",
+            b"",
+        )
+        .expect(200);
+    assert_eq!(retried["status"], "received");
+    let again = settled(&app.owner, parked["id"].as_str().unwrap());
+    assert_eq!(again["status"], "parked");
+    assert_eq!(again["attempts"], 2);
+
+    let good = send_generic(&app.base, path, &payment(&order["id"], 500, "pay_g"));
+    let processed = settled(&app.owner, good.body["id"].as_str().unwrap());
+    app.owner
+        .post_raw(
+            &format!(
+                "/integrations/messages/{}/retry",
+                processed["id"].as_str().unwrap()
+            ),
+            "application/json",
+            b"",
+        )
+        .expect_problem(409, "illegal_transition");
+    app.user(Role::Cashier)
+        .post_raw(
+            &format!(
+                "/integrations/messages/{}/retry",
+                parked["id"].as_str().unwrap()
+            ),
+            "application/json",
+            b"",
+        )
+        .expect_problem(403, "permission_denied");
+}
+
+#[test]
+fn a_message_for_one_tenant_never_touches_another_even_with_its_secret() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "payment");
+    let (_, other_owner) = app.second_tenant("other-place");
+    other_owner
+        .put(
+            "/integrations/payment/generic",
+            json!({"secret": "whsec_b3RoZXItcGxhY2Utc2VjcmV0LWtleQ=="}),
+        )
+        .expect(201);
+    let item = app.menu_item(10.0, 0.0);
+    let order = app.order(&item, 1);
+    let body = payment(&order["id"], 1000, "pay_x").to_string();
+
+    // Signed with B's secret, sent to A's URL: refused.
+    let with_b_secret =
+        generic_headers("whsec_b3RoZXItcGxhY2Utc2VjcmV0LWtleQ==", "msg_1", &body, 0);
+    assert_eq!(
+        deliver(
+            &app.base,
+            "payment/test-bistro/generic",
+            &with_b_secret,
+            body.as_bytes()
+        )
+        .status,
+        401
+    );
+    // Signed with A's secret, sent to B's URL: refused too.
+    let with_a_secret = generic_headers(GENERIC_SECRET, "msg_2", &body, 0);
+    assert_eq!(
+        deliver(
+            &app.base,
+            "payment/other-place/generic",
+            &with_a_secret,
+            body.as_bytes()
+        )
+        .status,
+        401
+    );
+    // Properly sent to B, naming A's order: B has no such order, so it parks in B.
+    let to_b = deliver(
+        &app.base,
+        "payment/other-place/generic",
+        &with_b_secret,
+        body.as_bytes(),
+    );
+    assert_eq!(to_b.status, 200);
+    assert_eq!(
+        settled(&other_owner, to_b.body["id"].as_str().unwrap())["status"],
+        "parked"
+    );
+    app.owner
+        .get(&format!(
+            "/integrations/messages/{}",
+            to_b.body["id"].as_str().unwrap()
+        ))
+        .expect_problem(404, "not_found");
+
+    let order = app
+        .owner
+        .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+        .expect(200);
+    assert_eq!(order["paid_amount"], 0.0);
+    assert_eq!(
+        app.owner.get("/integrations/messages").expect(200)["data"]
+            .as_array()
+            .unwrap()
+            .len(),
+        1
+    );
+}
+
+#[test]
+fn a_delivery_order_arrives_mapped_to_the_menu_fires_to_the_kitchen_and_follows_the_platform() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "delivery");
+    let burger = app.named_item("Burger", 9.0, 10.0);
+    let fries = app.named_item("Fries", 3.0, 10.0);
+    app.owner
+        .put(
+            "/integrations/delivery/generic/menu-map",
+            json!({"entries": [{"external_id": "sku-burger", "menu_item_id": burger}]}),
+        )
+        .expect(200);
+    let path = "delivery/test-bistro/generic";
+    let placed = json!({"type": "order.created", "order": {
+        "id": "ext-42", "display_id": "B7C2", "currency": "USD",
+        "customer": {"name": "Ada", "phone": "+1 555 0100"}, "notes": "no onions",
+        "items": [
+            {"sku": "sku-burger", "name": "Classic burger", "quantity": 2, "unit_price": 1050},
+            {"name": "fries", "quantity": 1, "unit_price": 350},
+            {"name": "Mystery shake", "quantity": 1, "unit_price": 499}
+        ],
+        "fees": [{"name": "Delivery fee", "amount": 299}]}});
+    let answer = send_generic(&app.base, path, &placed);
+    let message = settled(&app.owner, answer.body["id"].as_str().unwrap());
+    assert_eq!(message["status"], "processed", "{message}");
+    let order_id = message["order_id"].as_str().unwrap().to_string();
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["order_type"], "delivery");
+    assert_eq!(order["status"], "confirmed", "auto-accepted");
+    assert_eq!(
+        order["external"],
+        json!({"platform": "generic", "id": "ext-42", "display_id": "B7C2"})
+    );
+    assert_eq!(order["customer"]["name"], "Ada");
+    let items = order["items"].as_array().unwrap();
+    let line = |name: &str| items.iter().find(|l| l["name"] == name).unwrap().clone();
+    assert_eq!(line("Classic burger")["menu_item_id"], burger.as_str());
+    assert_eq!(
+        line("Classic burger")["unit_price"],
+        10.5,
+        "the platform's price"
+    );
+    assert_eq!(
+        line("fries")["menu_item_id"],
+        fries.as_str(),
+        "matched by name"
+    );
+    assert_eq!(
+        line("Mystery shake")["unit_price"],
+        4.99,
+        "kept as an open item"
+    );
+    assert_eq!(line("Delivery fee")["unit_price"], 2.99);
+    // 21.00 + 3.50 at 10 % tax, 4.99 and 2.99 untaxed.
+    assert_eq!(order["subtotal"], 32.48);
+    assert_eq!(order["tax_amount"], 2.45);
+    assert_eq!(order["total_amount"], 34.93);
+
+    let tickets = app.owner.get("/kitchen/tickets").expect(200);
+    let ticket_lines: Vec<String> = tickets["data"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|t| {
+            t["items"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|i| i["name"].as_str().unwrap().to_string())
+        })
+        .collect();
+    assert!(
+        ticket_lines.contains(&"Classic burger".to_string()),
+        "{ticket_lines:?}"
+    );
+    assert!(ticket_lines.contains(&"Mystery shake".to_string()));
+    assert!(
+        !ticket_lines.contains(&"Delivery fee".to_string()),
+        "fees are not cooked"
+    );
+
+    // The same order again changes nothing; its pick-up completes it, paid through the platform.
+    let repeat = send_generic(&app.base, path, &placed);
+    assert_eq!(
+        settled(&app.owner, repeat.body["id"].as_str().unwrap())["order_id"],
+        order_id.as_str()
+    );
+    let picked = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.status", "order_id": "ext-42", "status": "picked_up"}),
+    );
+    assert_eq!(
+        settled(&app.owner, picked.body["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["status"], "completed");
+    assert_eq!(order["paid_amount"], 34.93);
+    let created = crate::helpers::event_names(&app.outbox(&app.tenant_id), &["order.created"]);
+    assert_eq!(created.len(), 1);
+    let completed = crate::helpers::event_names(&app.outbox(&app.tenant_id), &["order.completed"]);
+    assert_eq!(completed.len(), 1);
+
+    // A cancellation of an order already completed cannot apply: parked.
+    let cancelled = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.status", "order_id": "ext-42", "status": "cancelled"}),
+    );
+    assert_eq!(
+        settled(&app.owner, cancelled.body["id"].as_str().unwrap())["status"],
+        "parked"
+    );
+    let unknown = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.status", "order_id": "ext-0", "status": "accepted"}),
+    );
+    assert_eq!(
+        settled(&app.owner, unknown.body["id"].as_str().unwrap())["status"],
+        "parked"
+    );
+}
+
+#[test]
+fn a_platform_cancellation_cancels_the_order_and_its_tickets() {
+    let app = TestApp::spawn();
+    connect_generic(&app.owner, "delivery");
+    app.owner
+        .put(
+            "/integrations/delivery/generic",
+            json!({"auto_accept": false}),
+        )
+        .expect(200);
+    let path = "delivery/test-bistro/generic";
+    let placed = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.created", "order": {
+        "id": "ext-7", "currency": "USD", "items": [{"name": "Soup", "quantity": 1, "unit_price": 600}]}}),
+    );
+    let order_id = settled(&app.owner, placed.body["id"].as_str().unwrap())["order_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_eq!(
+        app.owner.get(&format!("/orders/{order_id}")).expect(200)["status"],
+        "pending"
+    );
+    let accepted = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.status", "order_id": "ext-7", "status": "accepted"}),
+    );
+    settled(&app.owner, accepted.body["id"].as_str().unwrap());
+    assert_eq!(
+        app.owner.get(&format!("/orders/{order_id}")).expect(200)["status"],
+        "confirmed"
+    );
+    let cancelled = send_generic(
+        &app.base,
+        path,
+        &json!({"type": "order.status", "order_id": "ext-7", "status": "cancelled"}),
+    );
+    assert_eq!(
+        settled(&app.owner, cancelled.body["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["status"], "cancelled");
+    assert_eq!(order["cancel_reason"], "cancelled on generic");
+}
+
+#[test]
+fn the_menu_map_refuses_unknown_items_and_duplicates() {
+    let app = TestApp::spawn();
+    let item = app.menu_item(1.0, 0.0);
+    let owner = &app.owner;
+    owner
+        .put("/integrations/delivery/generic/menu-map", json!({"entries": [{"external_id": "a", "menu_item_id": "0190f5b2-0000-7000-8000-000000000000"}]}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put("/integrations/delivery/generic/menu-map", json!({"entries": [
+            {"external_id": "a", "menu_item_id": item}, {"external_id": "a", "menu_item_id": item}]}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/delivery/generic/menu-map",
+            json!({"entries": [{"external_id": "a"}]}),
+        )
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/delivery/stripe/menu-map",
+            json!({"entries": []}),
+        )
+        .expect_problem(404, "not_found");
+    let (_, other) = app.second_tenant("other-place");
+    other
+        .put(
+            "/integrations/delivery/generic/menu-map",
+            json!({"entries": [{"external_id": "a", "menu_item_id": item}]}),
+        )
+        .expect_problem(422, "validation_failed");
+    assert_eq!(
+        owner
+            .get("/integrations/delivery/generic/menu-map")
+            .expect(200)["entries"],
+        json!([])
+    );
+    owner
+        .put(
+            "/integrations/delivery/generic/menu-map",
+            json!({"entries": [{"external_id": "a", "menu_item_id": item}]}),
+        )
+        .expect(200);
+    assert_eq!(
+        owner
+            .get("/integrations/delivery/generic/menu-map")
+            .expect(200)["entries"],
+        json!([{"external_id": "a", "menu_item_id": item}])
+    );
+}

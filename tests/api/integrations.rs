@@ -12,6 +12,7 @@ use serde_json::{json, Value};
 use sha2::Sha256;
 
 use crate::helpers::{agent, Client, Res, TestApp};
+use crate::process::{brigade, serve_no_demo, stdout};
 
 /// A Standard Webhooks secret: `whsec_` and base64 of the key.
 pub const GENERIC_SECRET: &str = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw";
@@ -44,6 +45,16 @@ pub fn generic_headers(secret: &str, id: &str, body: &str, age_secs: i64) -> Vec
 
 /// Posts a partner's message to `/webhook/{kind}/{slug}/{name}`.
 pub fn deliver(base: &str, path: &str, headers: &[(String, String)], body: &[u8]) -> Res {
+    try_deliver(base, path, headers, body).expect("the server answers")
+}
+
+/// As [`deliver`]; `None` when no server answered (it was killed).
+pub fn try_deliver(
+    base: &str,
+    path: &str,
+    headers: &[(String, String)],
+    body: &[u8],
+) -> Option<Res> {
     let mut request = ureq::http::Request::builder()
         .method("POST")
         .uri(format!("{base}/webhook/{path}"))
@@ -51,9 +62,7 @@ pub fn deliver(base: &str, path: &str, headers: &[(String, String)], body: &[u8]
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let mut response = agent()
-        .run(request.body(body.to_vec()).unwrap())
-        .expect("the server answers");
+    let mut response = agent().run(request.body(body.to_vec()).unwrap()).ok()?;
     let status = response.status().as_u16();
     let headers = response
         .headers()
@@ -61,11 +70,11 @@ pub fn deliver(base: &str, path: &str, headers: &[(String, String)], body: &[u8]
         .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
         .collect();
     let text = response.body_mut().read_to_string().unwrap_or_default();
-    Res {
+    Some(Res {
         status,
         body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
         headers,
-    }
+    })
 }
 
 /// Sends a generic (Standard Webhooks) message with a fresh id.
@@ -796,5 +805,395 @@ fn the_menu_map_refuses_unknown_items_and_duplicates() {
             .get("/integrations/delivery/generic/menu-map")
             .expect(200)["entries"],
         json!([{"external_id": "a", "menu_item_id": item}])
+    );
+}
+
+/// 200 payment messages, the server SIGKILLed and restarted halfway: every
+/// message acknowledged is carried out exactly once. A message whose answer
+/// was lost is sent again with its id, as a platform retries.
+#[test]
+fn messages_acknowledged_across_a_kill_and_restart_are_processed_exactly_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let tenant = stdout(&brigade(
+        dir.path(),
+        &["tenant", "create", "--name", "Inbox Inn", "--slug", "inbox"],
+    ));
+    let key = stdout(&brigade(
+        dir.path(),
+        &[
+            "api-key", "create", "--tenant", "inbox", "--name", "pos", "--role", "owner",
+        ],
+    ));
+    let mut server = serve_no_demo(dir.path());
+    let client = |base: &str| Client {
+        token: Some(key.clone()),
+        ..Client::anonymous(base).with_tenant(&tenant)
+    };
+    let setup = client(&server.base);
+    connect_generic(&setup, "payment");
+    let category = setup
+        .post("/menu/categories", json!({"name": "Food"}))
+        .expect(201);
+    let item = setup
+        .post(
+            "/menu/items",
+            json!({"name": "Soup", "category_id": category["id"], "price": 4.5}),
+        )
+        .expect(201)["id"]
+        .clone();
+    let orders: Vec<String> = (0..200)
+        .map(|_| {
+            setup
+                .post("/orders", json!({"order_type": "takeaway", "items": [{"menu_item_id": item, "quantity": 1}]}))
+                .expect(201)["id"]
+                .as_str()
+                .unwrap()
+                .to_string()
+        })
+        .collect();
+
+    let mut acknowledged = Vec::new();
+    for (i, order_id) in orders.iter().enumerate() {
+        if i == 100 {
+            server.kill();
+            // Sent while the box is down: not acknowledged, so the platform retries.
+            let body = payment(&json!(order_id), 450, &format!("pay_{i}")).to_string();
+            let headers = generic_headers(GENERIC_SECRET, &format!("msg_{i}"), &body, 0);
+            assert!(try_deliver(
+                &server.base,
+                "payment/inbox/generic",
+                &headers,
+                body.as_bytes()
+            )
+            .is_none());
+            server = serve_no_demo(dir.path());
+        }
+        let body = payment(&json!(order_id), 450, &format!("pay_{i}")).to_string();
+        let headers = generic_headers(GENERIC_SECRET, &format!("msg_{i}"), &body, 0);
+        let answer = deliver(
+            &server.base,
+            "payment/inbox/generic",
+            &headers,
+            body.as_bytes(),
+        );
+        assert_eq!(answer.status, 200, "{:?}", answer.body);
+        acknowledged.push(answer.body["id"].as_str().unwrap().to_string());
+        // Some answers are "lost" and the message is sent again.
+        if i % 25 == 0 {
+            let again = deliver(
+                &server.base,
+                "payment/inbox/generic",
+                &headers,
+                body.as_bytes(),
+            );
+            assert_eq!(again.body["duplicate"], true);
+        }
+    }
+    let check = client(&server.base);
+    for id in &acknowledged {
+        assert_eq!(settled(&check, id)["status"], "processed");
+    }
+    for order_id in &orders {
+        let order = check.get(&format!("/orders/{order_id}")).expect(200);
+        assert_eq!(order["paid_amount"], 4.5, "{order_id}");
+        let payments = check
+            .get(&format!("/orders/{order_id}/payments"))
+            .expect(200);
+        let payments = payments
+            .as_array()
+            .or(payments["data"].as_array())
+            .unwrap()
+            .clone();
+        assert_eq!(payments.len(), 1, "{order_id}");
+    }
+}
+
+/// `Stripe-Signature` for `body` signed at `timestamp`, by Stripe's documented scheme.
+fn stripe_header(secret: &str, timestamp: i64, body: &str) -> Vec<(String, String)> {
+    let signature = hex::encode(hmac_sha256(
+        secret.as_bytes(),
+        format!("{timestamp}.{body}").as_bytes(),
+    ));
+    vec![(
+        "Stripe-Signature".into(),
+        format!("t={timestamp},v1={signature}"),
+    )]
+}
+
+#[test]
+fn a_stripe_payment_intent_pays_the_order_and_a_refunded_charge_refunds_it() {
+    let app = TestApp::spawn();
+    let secret = "whsec_brigade_stripe_test_secret";
+    app.owner
+        .put("/integrations/payment/stripe", json!({"secret": secret}))
+        .expect(201);
+    app.owner
+        .put(
+            "/integrations/payment/stripe",
+            json!({"secret": "sk_live_wrong_kind"}),
+        )
+        .expect_problem(422, "validation_failed");
+    let item = app.menu_item(12.0, 0.0);
+    let order = app.order(&item, 2);
+    let order_id = order["id"].as_str().unwrap().to_string();
+    let now = chrono::Utc::now().timestamp();
+    let succeeded =
+        json!({"id": "evt_pi_1", "type": "payment_intent.succeeded", "data": {"object": {
+        "id": "pi_1", "amount": 2400, "amount_received": 2400, "currency": "usd",
+        "metadata": {"order_id": order_id}}}})
+        .to_string();
+    let answer = deliver(
+        &app.base,
+        "payment/test-bistro/stripe",
+        &stripe_header(secret, now, &succeeded),
+        succeeded.as_bytes(),
+    );
+    assert_eq!(answer.status, 200);
+    assert_eq!(
+        settled(&app.owner, answer.body["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+    let paid = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(paid["paid_amount"], 24.0);
+    assert_eq!(paid["balance_due"], 0.0);
+
+    let stale = deliver(
+        &app.base,
+        "payment/test-bistro/stripe",
+        &stripe_header(secret, now - 400, &succeeded),
+        succeeded.as_bytes(),
+    );
+    assert_eq!(stale.status, 401);
+
+    app.owner
+        .post(
+            &format!("/orders/{order_id}/status"),
+            json!({"status": "completed"}),
+        )
+        .expect(200);
+    let refunded = json!({"id": "evt_ch_1", "type": "charge.refunded", "data": {"object": {
+        "id": "ch_1", "currency": "usd", "amount_refunded": 1200, "metadata": {"order_id": order_id},
+        "refunds": {"data": [{"id": "re_1", "amount": 1200}]}}}})
+    .to_string();
+    let answer = deliver(
+        &app.base,
+        "payment/test-bistro/stripe",
+        &stripe_header(secret, now, &refunded),
+        refunded.as_bytes(),
+    );
+    assert_eq!(
+        settled(&app.owner, answer.body["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["refunded_amount"], 12.0);
+    let events = crate::helpers::event_names(&app.outbox(&app.tenant_id), &["order."]);
+    assert_eq!(events.last().map(String::as_str), Some("order.updated"));
+}
+
+/// A stand-in for Uber's OAuth token endpoint and Order API on 127.0.0.1: it
+/// hands out one token and serves `order` to requests bearing it.
+fn uber_stand_in(order: Value) -> String {
+    use std::io::{BufRead, BufReader, Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    std::thread::spawn(move || {
+        for stream in listener.incoming().map_while(Result::ok) {
+            let mut reader = BufReader::new(stream.try_clone().unwrap());
+            let mut request_line = String::new();
+            reader.read_line(&mut request_line).unwrap();
+            let (mut length, mut authorized) = (0, false);
+            loop {
+                let mut line = String::new();
+                reader.read_line(&mut line).unwrap();
+                let lower = line.to_ascii_lowercase();
+                if let Some(value) = lower.strip_prefix("content-length:") {
+                    length = value.trim().parse().unwrap();
+                }
+                authorized |= lower.trim() == "authorization: bearer stand-in-token";
+                if line.trim().is_empty() {
+                    break;
+                }
+            }
+            let mut body = vec![0; length];
+            reader.read_exact(&mut body).unwrap();
+            let form = String::from_utf8_lossy(&body).to_string();
+            let (status, answer) = if request_line.starts_with("POST /oauth/v2/token") {
+                if form.contains("client_secret=uber-client-secret")
+                    && form.contains("grant_type=client_credentials")
+                {
+                    (
+                        200,
+                        json!({"access_token": "stand-in-token", "token_type": "Bearer", "expires_in": 2592000}),
+                    )
+                } else {
+                    (401, json!({"error": "invalid_client"}))
+                }
+            } else if request_line.starts_with("GET /v2/eats/order/153dd7f1") && authorized {
+                (200, order.clone())
+            } else {
+                (404, json!({"code": "not_found"}))
+            };
+            let text = answer.to_string();
+            let mut stream = stream;
+            let _ = write!(
+                stream,
+                "HTTP/1.1 {status} X\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{text}",
+                text.len()
+            );
+        }
+    });
+    base
+}
+
+#[test]
+fn an_uber_eats_notification_fetches_the_order_which_fires_to_the_kitchen_and_is_announced() {
+    let app = TestApp::spawn();
+    let receiver = crate::receiver::Receiver::start();
+    app.owner
+        .put(
+            "/settings/webhook",
+            json!({"url": receiver.url, "enabled": true}),
+        )
+        .expect(200);
+    let burger = app.named_item("Burger", 10.0, 10.0);
+    let stand_in = uber_stand_in(json!({
+        "id": "153dd7f1", "display_id": "DD7F1", "current_state": "CREATED",
+        "eater": {"first_name": "Ada", "phone": "+1 555 0101"},
+        "cart": {"items": [
+            {"id": "item-1", "external_data": "SKU-B", "title": "Burger", "quantity": 2,
+             "price": {"unit_price": {"amount": 1099, "currency_code": "USD"}}},
+            {"id": "item-2", "title": "Lemonade", "quantity": 1,
+             "price": {"unit_price": {"amount": 350, "currency_code": "USD"}}}]}}));
+    app.owner
+        .put(
+            "/integrations/delivery/ubereats",
+            json!({"secret": "uber-client-secret", "options": {
+                "client_id": "brigade-app", "api_base_url": stand_in,
+                "token_url": format!("{stand_in}/oauth/v2/token")}}),
+        )
+        .expect(201);
+    app.owner
+        .put(
+            "/integrations/delivery/ubereats/menu-map",
+            json!({"entries": [{"external_id": "SKU-B", "menu_item_id": burger}]}),
+        )
+        .expect(200);
+    let body = json!({"event_id": "evt-uber-1", "event_type": "orders.notification", "event_time": 1700000000,
+        "meta": {"resource_id": "153dd7f1", "status": "pos", "user_id": "u-1"},
+        "resource_href": "https://api.uber.com/v2/eats/order/153dd7f1"})
+    .to_string();
+    let signature = hex::encode(hmac_sha256(b"uber-client-secret", body.as_bytes()));
+    let headers = vec![("X-Uber-Signature".to_string(), signature.clone())];
+    let answer = deliver(
+        &app.base,
+        "delivery/test-bistro/ubereats",
+        &headers,
+        body.as_bytes(),
+    );
+    assert_eq!(answer.status, 200);
+    let message = settled(&app.owner, answer.body["id"].as_str().unwrap());
+    assert_eq!(message["status"], "processed", "{message}");
+    let order_id = message["order_id"].as_str().unwrap();
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["external"]["display_id"], "DD7F1");
+    assert_eq!(order["status"], "confirmed", "accepted at once and fired");
+    assert_eq!(order["items"][0]["menu_item_id"], burger.as_str());
+    assert_eq!(order["subtotal"], 25.48);
+    let tickets = app.owner.get("/kitchen/tickets").expect(200);
+    assert_eq!(tickets["data"][0]["order_id"], order_id);
+
+    let created = receiver.wait_for(1);
+    assert!(created.iter().any(
+        |r| r.json()["event"] == "order.created" && r.json()["data"]["order"]["id"] == order_id
+    ));
+
+    let wrong = vec![("X-Uber-Signature".to_string(), signature.replace('a', "b"))];
+    assert_eq!(
+        deliver(
+            &app.base,
+            "delivery/test-bistro/ubereats",
+            &wrong,
+            body.as_bytes()
+        )
+        .status,
+        401
+    );
+}
+
+#[test]
+fn adyen_is_answered_accepted_and_square_verifies_against_the_url_it_was_given() {
+    let app = TestApp::spawn();
+    let key = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
+    app.owner
+        .put("/integrations/payment/adyen", json!({"secret": key}))
+        .expect(201);
+    let item = app.menu_item(31.5, 0.0);
+    let order = app.order(&item, 1);
+    let mut fields = json!({"pspReference": "QFQTPCQ8HXSKGK82", "merchantAccountCode": "BrigadeBistroPOS",
+        "merchantReference": order["id"], "amount": {"value": 3150, "currency": "USD"},
+        "eventCode": "AUTHORISATION", "success": "true"});
+    let signing = format!(
+        "QFQTPCQ8HXSKGK82::BrigadeBistroPOS:{}:3150:USD:AUTHORISATION:true",
+        order["id"].as_str().unwrap()
+    );
+    let signature = base64::engine::general_purpose::STANDARD
+        .encode(hmac_sha256(&hex::decode(key).unwrap(), signing.as_bytes()));
+    fields["additionalData"] = json!({"hmacSignature": signature});
+    let body = json!({"live": "false", "notificationItems": [{"NotificationRequestItem": fields}]})
+        .to_string();
+    let answer = deliver(&app.base, "payment/test-bistro/adyen", &[], body.as_bytes());
+    assert_eq!(answer.status, 200);
+    assert_eq!(answer.body, json!("[accepted]"));
+    assert!(answer
+        .header("content-type")
+        .unwrap()
+        .starts_with("text/plain"));
+    let message = app.owner.get("/integrations/messages").expect(200)["data"][0].clone();
+    assert_eq!(
+        settled(&app.owner, message["id"].as_str().unwrap())["status"],
+        "processed"
+    );
+    assert_eq!(
+        app.owner
+            .get(&format!("/orders/{}", order["id"].as_str().unwrap()))
+            .expect(200)["paid_amount"],
+        31.5
+    );
+
+    let square = app
+        .owner
+        .put(
+            "/integrations/payment/square",
+            json!({"secret": "square-signature-key"}),
+        )
+        .expect(201);
+    let url = square["url"].as_str().unwrap();
+    let event = json!({"type": "payment.updated", "event_id": "sq-1", "data": {"object": {"payment": {
+        "id": "P1", "status": "COMPLETED", "reference_id": order["id"], "amount_money": {"amount": 100, "currency": "USD"}}}}})
+    .to_string();
+    let sign = |url: &str| {
+        let signature = hmac_sha256(b"square-signature-key", format!("{url}{event}").as_bytes());
+        vec![(
+            "x-square-hmacsha256-signature".to_string(),
+            base64::engine::general_purpose::STANDARD.encode(signature),
+        )]
+    };
+    let wrong_url = deliver(
+        &app.base,
+        "payment/test-bistro/square",
+        &sign("https://elsewhere.example/hook"),
+        event.as_bytes(),
+    );
+    assert_eq!(wrong_url.status, 401);
+    assert_eq!(
+        deliver(
+            &app.base,
+            "payment/test-bistro/square",
+            &sign(url),
+            event.as_bytes()
+        )
+        .status,
+        200
     );
 }

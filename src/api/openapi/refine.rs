@@ -80,6 +80,10 @@ const TAGS: &[(&str, &str)] = &[
     ),
     ("Tables", "Floors, tables and their layout."),
     (
+        "Integrations",
+        "Delivery platforms and payment gateways that push messages to the box, their menu maps, and the inbox of what they sent.",
+    ),
+    (
         "POS",
         "What a point-of-sale terminal needs at a glance: the seatmap.",
     ),

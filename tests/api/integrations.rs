@@ -1197,3 +1197,107 @@ fn adyen_is_answered_accepted_and_square_verifies_against_the_url_it_was_given()
         200
     );
 }
+
+/// A platform whose API does not answer: the message is tried again with a
+/// growing pause, and given up as failed 24 hours after it arrived. The
+/// worker's step is driven here with a clock of the test's own.
+#[test]
+fn a_message_whose_platform_does_not_answer_is_retried_then_failed_after_24_hours() {
+    let app = TestApp::spawn();
+    let dead = crate::receiver::dead_url();
+    let dead = dead.trim_end_matches("/hook");
+    app.owner
+        .put(
+            "/integrations/delivery/ubereats",
+            json!({"secret": "uber-client-secret", "options": {
+                "client_id": "brigade-app", "api_base_url": dead, "token_url": format!("{dead}/oauth/v2/token")}}),
+        )
+        .expect(201);
+    let body = json!({"event_id": "evt-uber-2", "event_type": "orders.notification",
+        "meta": {"resource_id": "153dd7f1"}})
+    .to_string();
+    let headers = vec![(
+        "X-Uber-Signature".to_string(),
+        hex::encode(hmac_sha256(b"uber-client-secret", body.as_bytes())),
+    )];
+    let id = deliver(
+        &app.base,
+        "delivery/test-bistro/ubereats",
+        &headers,
+        body.as_bytes(),
+    )
+    .body["id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let first = loop {
+        let message = app
+            .owner
+            .get(&format!("/integrations/messages/{id}"))
+            .expect(200);
+        if message["attempts"] == 1 {
+            break message;
+        }
+        assert!(Instant::now() < deadline, "never attempted: {message}");
+        std::thread::sleep(Duration::from_millis(20));
+    };
+    assert_eq!(first["status"], "received");
+    assert!(
+        first["reason"].as_str().unwrap().contains("token endpoint"),
+        "{first}"
+    );
+    let received = brigade::time::parse_rfc3339(first["received_at"].as_str().unwrap()).unwrap();
+    let next = brigade::time::parse_rfc3339(first["next_attempt_at"].as_str().unwrap()).unwrap();
+    assert!(next > received, "tried again later, not at once");
+
+    let tenant = app.app().db.tenant(app.tenant_id.parse().unwrap()).unwrap();
+    let agent = crate::helpers::agent();
+    let worker = brigade::inbound::worker::process_due;
+    worker(
+        app.app(),
+        &tenant,
+        &agent,
+        next + chrono::Duration::seconds(1),
+    )
+    .unwrap();
+    let second = app
+        .owner
+        .get(&format!("/integrations/messages/{id}"))
+        .expect(200);
+    assert_eq!(second["attempts"], 2);
+    assert_eq!(second["status"], "received");
+    let later = brigade::time::parse_rfc3339(second["next_attempt_at"].as_str().unwrap()).unwrap();
+    assert!(
+        later - next >= chrono::Duration::seconds(9),
+        "the pause doubled: {next} then {later}"
+    );
+
+    worker(
+        app.app(),
+        &tenant,
+        &agent,
+        received + chrono::Duration::hours(25),
+    )
+    .unwrap();
+    let failed = app
+        .owner
+        .get(&format!("/integrations/messages/{id}"))
+        .expect(200);
+    assert_eq!(failed["status"], "failed");
+    assert!(failed["reason"]
+        .as_str()
+        .unwrap()
+        .starts_with("gave up after 24 hours"));
+    assert_eq!(
+        app.owner.get("/notifications/summary").expect(200)["inbound"]["failed"],
+        1
+    );
+    app.owner
+        .post_raw(
+            &format!("/integrations/messages/{id}/retry"),
+            "application/json",
+            b"",
+        )
+        .expect(200);
+}

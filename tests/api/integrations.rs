@@ -272,14 +272,19 @@ fn a_signed_payment_is_recorded_once_and_a_repeat_is_acknowledged_as_a_duplicate
     assert_eq!(duplicate["status"], "duplicate");
     assert_eq!(duplicate["duplicate_of"], answer.body["id"]);
 
-    // The same gateway payment under a new message id is not recorded twice either.
+    // The same body under a new message id is a duplicate too.
     let resent = send_generic(
         &app.base,
         "payment/test-bistro/generic",
         &payment(&order["id"], 2000, "pay_123"),
     );
+    assert_eq!(resent.body["duplicate"], true);
+    // The same gateway payment in another message is processed, and not recorded twice.
+    let mut retold = payment(&order["id"], 2000, "pay_123");
+    retold["attempt"] = json!(2);
+    let retold = send_generic(&app.base, "payment/test-bistro/generic", &retold);
     assert_eq!(
-        settled(&app.owner, resent.body["id"].as_str().unwrap())["status"],
+        settled(&app.owner, retold.body["id"].as_str().unwrap())["status"],
         "processed"
     );
 
@@ -664,8 +669,15 @@ fn a_delivery_order_arrives_mapped_to_the_menu_fires_to_the_kitchen_and_follows_
         "fees are not cooked"
     );
 
-    // The same order again changes nothing; its pick-up completes it, paid through the platform.
-    let repeat = send_generic(&app.base, path, &placed);
+    // The same order again is a duplicate; sent anew, as accepted, it makes no
+    // second order. Its pick-up completes it, paid through the platform.
+    assert_eq!(
+        send_generic(&app.base, path, &placed).body["duplicate"],
+        true
+    );
+    let mut again = placed.clone();
+    again["order"]["status"] = json!("accepted");
+    let repeat = send_generic(&app.base, path, &again);
     assert_eq!(
         settled(&app.owner, repeat.body["id"].as_str().unwrap())["order_id"],
         order_id.as_str()

@@ -14,8 +14,7 @@ use super::model::IntegrationKind;
 use crate::domain::Tx;
 use crate::error::ApiError;
 
-/// A body seen again within this window, from a platform that sends no event
-/// id, is a duplicate.
+/// A body seen again within this window is a duplicate, whatever its event id.
 pub const DUPLICATE_WINDOW: Duration = Duration::hours(24);
 
 /// A message still failing after this long since it arrived is given up.
@@ -138,30 +137,32 @@ fn message_from_row(r: &Row) -> rusqlite::Result<InboxMessage> {
     })
 }
 
-/// The earlier message `new` repeats: the same event id, or for a platform that
-/// sends none, the same body within [`DUPLICATE_WINDOW`].
+/// The earlier message `new` repeats: the same platform event id, or the same
+/// body within [`DUPLICATE_WINDOW`] (a platform resending under a new id).
 fn original_of(tx: &Tx, new: &NewMessage) -> Result<Option<String>, ApiError> {
     let kind = new.kind.as_str();
-    Ok(match &new.event_id {
-        Some(event_id) => tx
+    if let Some(event_id) = &new.event_id {
+        let same_event = tx
             .prepare_cached(
                 "SELECT id FROM inbox_messages WHERE kind = ?1 AND name = ?2 AND event_id = ?3 \
                  AND status NOT IN ('duplicate', 'rejected')",
             )?
             .query_row(params![kind, new.name, event_id], |r| r.get(0))
-            .optional()?,
-        None => {
-            let since = crate::time::rfc3339(tx.now() - DUPLICATE_WINDOW);
-            tx.prepare_cached(
-                "SELECT id FROM inbox_messages WHERE kind = ?1 AND name = ?2 AND body_sha256 = ?3 \
-                 AND received_at >= ?4 AND status NOT IN ('duplicate', 'rejected') LIMIT 1",
-            )?
-            .query_row(params![kind, new.name, new.body_sha256, since], |r| {
-                r.get(0)
-            })
-            .optional()?
+            .optional()?;
+        if same_event.is_some() {
+            return Ok(same_event);
         }
-    })
+    }
+    let since = crate::time::rfc3339(tx.now() - DUPLICATE_WINDOW);
+    Ok(tx
+        .prepare_cached(
+            "SELECT id FROM inbox_messages WHERE kind = ?1 AND name = ?2 AND body_sha256 = ?3 \
+             AND received_at >= ?4 AND status NOT IN ('duplicate', 'rejected') LIMIT 1",
+        )?
+        .query_row(params![kind, new.name, new.body_sha256, since], |r| {
+            r.get(0)
+        })
+        .optional()?)
 }
 
 /// Stores a message as received (due at once), as a duplicate of an earlier

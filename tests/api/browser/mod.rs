@@ -659,7 +659,8 @@ impl Browser {
     }
 
     /// Chooses the option whose value is `value` in the `<select>` matching
-    /// `selector`.
+    /// `selector`, once the select has it: options often arrive with a list
+    /// the screen is still loading.
     pub fn select(&mut self, selector: &str, value: &str) {
         self.wait_for(selector);
         let script = probe(
@@ -669,7 +670,7 @@ impl Browser {
                 r#"const value = {value};
     if (!el.options) return {{ error: "not a select" }};
     if (!Array.from(el.options).some((o) => o.value === value))
-      return {{ error: "no option " + JSON.stringify(value) + " among "
+      return {{ missing: "no option " + JSON.stringify(value) + " among "
         + JSON.stringify(Array.from(el.options).map((o) => o.value)) }};
     el.value = value;
     el.dispatchEvent(new Event("input", {{ bubbles: true }}));
@@ -678,10 +679,9 @@ impl Browser {
                 value = js(Some(value))
             ),
         );
-        let result: Value = self.eval(&script);
-        if let Some(error) = result.get("error") {
-            self.fail(&format!("cannot choose in `{selector}`: {error}"));
-        }
+        self.poll(&format!("option {value:?} in `{selector}`"), &script, |v| {
+            v.get("value").is_some()
+        });
     }
 
     // ---- looking ----

@@ -73,7 +73,8 @@ pub fn agent() -> ureq::Agent {
         .into()
 }
 
-fn read(mut response: ureq::http::Response<ureq::Body>) -> Res {
+/// An answer as the tests read it: status, headers and the body as JSON (or text).
+pub fn read(mut response: ureq::http::Response<ureq::Body>) -> Res {
     let status = response.status().as_u16();
     let headers = response
         .headers()

@@ -11,7 +11,7 @@ use hmac::{Hmac, Mac};
 use serde_json::{json, Value};
 use sha2::Sha256;
 
-use crate::helpers::{agent, Client, Res, TestApp};
+use crate::helpers::{agent, read, Client, Res, TestApp};
 use crate::process::{brigade, serve_no_demo, stdout};
 
 /// A Standard Webhooks secret: `whsec_` and base64 of the key.
@@ -62,19 +62,10 @@ pub fn try_deliver(
     for (name, value) in headers {
         request = request.header(name.as_str(), value.as_str());
     }
-    let mut response = agent().run(request.body(body.to_vec()).unwrap()).ok()?;
-    let status = response.status().as_u16();
-    let headers = response
-        .headers()
-        .iter()
-        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or("").to_string()))
-        .collect();
-    let text = response.body_mut().read_to_string().unwrap_or_default();
-    Some(Res {
-        status,
-        body: serde_json::from_str(&text).unwrap_or(Value::String(text)),
-        headers,
-    })
+    agent()
+        .run(request.body(body.to_vec()).unwrap())
+        .ok()
+        .map(read)
 }
 
 /// Sends a generic (Standard Webhooks) message with a fresh id.
@@ -87,6 +78,13 @@ pub fn send_generic(base: &str, path: &str, body: &Value) -> Res {
         &generic_headers(GENERIC_SECRET, &id, &body, 0),
         body.as_bytes(),
     )
+}
+
+/// Sends a generic message and returns it as stored once the worker is done with it.
+fn send_and_settle(app: &TestApp, path: &str, body: &Value) -> Value {
+    let sent = send_generic(&app.base, path, body);
+    assert_eq!(sent.status, 200, "{:?}", sent.body);
+    settled(&app.owner, sent.body["id"].as_str().unwrap())
 }
 
 /// Waits until the message `id` is no longer `received` (at most 20 s).
@@ -282,9 +280,8 @@ fn a_signed_payment_is_recorded_once_and_a_repeat_is_acknowledged_as_a_duplicate
     // The same gateway payment in another message is processed, and not recorded twice.
     let mut retold = payment(&order["id"], 2000, "pay_123");
     retold["attempt"] = json!(2);
-    let retold = send_generic(&app.base, "payment/test-bistro/generic", &retold);
     assert_eq!(
-        settled(&app.owner, retold.body["id"].as_str().unwrap())["status"],
+        send_and_settle(&app, "payment/test-bistro/generic", &retold)["status"],
         "processed"
     );
 
@@ -468,9 +465,8 @@ fn a_payment_for_an_unknown_order_or_another_currency_is_parked_and_retried_by_a
         2
     );
 
-    let malformed = send_generic(&app.base, path, &json!({"type": "payment.succeeded"}));
     assert_eq!(
-        settled(&app.owner, malformed.body["id"].as_str().unwrap())["status"],
+        send_and_settle(&app, path, &json!({"type": "payment.succeeded"}))["status"],
         "failed"
     );
 
@@ -677,18 +673,16 @@ fn a_delivery_order_arrives_mapped_to_the_menu_fires_to_the_kitchen_and_follows_
     );
     let mut again = placed.clone();
     again["order"]["status"] = json!("accepted");
-    let repeat = send_generic(&app.base, path, &again);
     assert_eq!(
-        settled(&app.owner, repeat.body["id"].as_str().unwrap())["order_id"],
+        send_and_settle(&app, path, &again)["order_id"],
         order_id.as_str()
     );
-    let picked = send_generic(
-        &app.base,
-        path,
-        &json!({"type": "order.status", "order_id": "ext-42", "status": "picked_up"}),
-    );
     assert_eq!(
-        settled(&app.owner, picked.body["id"].as_str().unwrap())["status"],
+        send_and_settle(
+            &app,
+            path,
+            &json!({"type": "order.status", "order_id": "ext-42", "status": "picked_up"})
+        )["status"],
         "processed"
     );
     let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
@@ -700,22 +694,20 @@ fn a_delivery_order_arrives_mapped_to_the_menu_fires_to_the_kitchen_and_follows_
     assert_eq!(completed.len(), 1);
 
     // A cancellation of an order already completed cannot apply: parked.
-    let cancelled = send_generic(
-        &app.base,
-        path,
-        &json!({"type": "order.status", "order_id": "ext-42", "status": "cancelled"}),
-    );
     assert_eq!(
-        settled(&app.owner, cancelled.body["id"].as_str().unwrap())["status"],
+        send_and_settle(
+            &app,
+            path,
+            &json!({"type": "order.status", "order_id": "ext-42", "status": "cancelled"})
+        )["status"],
         "parked"
     );
-    let unknown = send_generic(
-        &app.base,
-        path,
-        &json!({"type": "order.status", "order_id": "ext-0", "status": "accepted"}),
-    );
     assert_eq!(
-        settled(&app.owner, unknown.body["id"].as_str().unwrap())["status"],
+        send_and_settle(
+            &app,
+            path,
+            &json!({"type": "order.status", "order_id": "ext-0", "status": "accepted"})
+        )["status"],
         "parked"
     );
 }
@@ -755,13 +747,12 @@ fn a_platform_cancellation_cancels_the_order_and_its_tickets() {
         app.owner.get(&format!("/orders/{order_id}")).expect(200)["status"],
         "confirmed"
     );
-    let cancelled = send_generic(
-        &app.base,
-        path,
-        &json!({"type": "order.status", "order_id": "ext-7", "status": "cancelled"}),
-    );
     assert_eq!(
-        settled(&app.owner, cancelled.body["id"].as_str().unwrap())["status"],
+        send_and_settle(
+            &app,
+            path,
+            &json!({"type": "order.status", "order_id": "ext-7", "status": "cancelled"})
+        )["status"],
         "processed"
     );
     let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);

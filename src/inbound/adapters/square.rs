@@ -49,11 +49,7 @@ impl Adapter for Square {
         mac.verify_slice(&signature).map_err(|_| {
             Rejection::unauthorized("the signature does not match this URL and body")
         })?;
-        let event: Value = serde_json::from_slice(received.body)
-            .map_err(|_| Rejection::bad_request("the body is not JSON"))?;
-        Ok(Verified {
-            event_id: event["event_id"].as_str().map(str::to_string),
-        })
+        super::verified_json(received.body, "event_id")
     }
 
     fn parse(&self, _: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {

@@ -79,11 +79,7 @@ impl Adapter for Stripe {
         if !matches {
             return Err(Rejection::unauthorized("no v1 signature matches"));
         }
-        let event: Value = serde_json::from_slice(received.body)
-            .map_err(|_| Rejection::bad_request("the body is not JSON"))?;
-        Ok(Verified {
-            event_id: event["id"].as_str().map(str::to_string),
-        })
+        super::verified_json(received.body, "id")
     }
 
     fn parse(&self, _: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {

@@ -167,11 +167,7 @@ impl Adapter for UberEats {
         mac.update(received.body);
         mac.verify_slice(&signature)
             .map_err(|_| Rejection::unauthorized("X-Uber-Signature does not match"))?;
-        let event: Value = serde_json::from_slice(received.body)
-            .map_err(|_| Rejection::bad_request("the body is not JSON"))?;
-        Ok(Verified {
-            event_id: text(&event["event_id"]),
-        })
+        super::verified_json(received.body, "event_id")
     }
 
     fn parse(&self, _: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {

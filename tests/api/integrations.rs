@@ -1247,7 +1247,7 @@ fn a_message_whose_platform_does_not_answer_is_retried_then_failed_after_24_hour
     };
     assert_eq!(first["status"], "received");
     assert!(
-        first["reason"].as_str().unwrap().contains("token endpoint"),
+        first["reason"].as_str().unwrap().contains("token"),
         "{first}"
     );
     let received = brigade::time::parse_rfc3339(first["received_at"].as_str().unwrap()).unwrap();
@@ -1303,4 +1303,68 @@ fn a_message_whose_platform_does_not_answer_is_retried_then_failed_after_24_hour
             b"",
         )
         .expect(200);
+}
+
+/// Square's refunds name the payment, not the order: the refund lands on the
+/// order the payment was recorded on.
+#[test]
+fn a_square_refund_finds_its_order_through_the_payment_it_refunds() {
+    let app = TestApp::spawn();
+    let url = app
+        .owner
+        .put(
+            "/integrations/payment/square",
+            json!({"secret": "square-signature-key"}),
+        )
+        .expect(201)["url"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    let send = |event: Value| {
+        let body = event.to_string();
+        let signature = hmac_sha256(b"square-signature-key", format!("{url}{body}").as_bytes());
+        let headers = vec![(
+            "x-square-hmacsha256-signature".to_string(),
+            base64::engine::general_purpose::STANDARD.encode(signature),
+        )];
+        let answer = deliver(
+            &app.base,
+            "payment/test-bistro/square",
+            &headers,
+            body.as_bytes(),
+        );
+        settled(&app.owner, answer.body["id"].as_str().unwrap())
+    };
+    let item = app.menu_item(8.0, 0.0);
+    let order = app.order(&item, 1);
+    let order_id = order["id"].as_str().unwrap();
+    let paid = send(
+        json!({"type": "payment.updated", "event_id": "sq-p", "data": {"object": {"payment": {
+        "id": "sq-pay-1", "status": "COMPLETED", "reference_id": order_id,
+        "amount_money": {"amount": 800, "currency": "USD"}}}}}),
+    );
+    assert_eq!(paid["status"], "processed", "{paid}");
+    app.owner
+        .post(
+            &format!("/orders/{order_id}/status"),
+            json!({"status": "completed"}),
+        )
+        .expect(200);
+    let refunded = send(
+        json!({"type": "refund.updated", "event_id": "sq-r", "data": {"object": {"refund": {
+        "id": "sq-ref-1", "status": "COMPLETED", "payment_id": "sq-pay-1",
+        "amount_money": {"amount": 300, "currency": "USD"}}}}}),
+    );
+    assert_eq!(refunded["status"], "processed", "{refunded}");
+    assert_eq!(refunded["order_id"], order_id);
+    let order = app.owner.get(&format!("/orders/{order_id}")).expect(200);
+    assert_eq!(order["refunded_amount"], 3.0);
+
+    let stray = send(
+        json!({"type": "refund.updated", "event_id": "sq-r2", "data": {"object": {"refund": {
+        "id": "sq-ref-2", "status": "COMPLETED", "payment_id": "sq-pay-unknown",
+        "amount_money": {"amount": 300, "currency": "USD"}}}}}),
+    );
+    assert_eq!(stray["status"], "parked");
+    assert!(stray["reason"].as_str().unwrap().contains("sq-pay-unknown"));
 }

@@ -1,7 +1,7 @@
 //! Payments against an order: cash with change, card and other tenders that may
 //! not exceed the balance, and tips.
 
-use rusqlite::{params, Connection, Row};
+use rusqlite::{params, Connection, OptionalExtension, Row};
 use uuid::Uuid;
 
 use super::model::*;
@@ -173,4 +173,14 @@ pub fn has_reference(
              AND (amount < 0) = ?3)",
         )?
         .query_row(params![order_id, reference, refund], |r| r.get(0))?)
+}
+
+/// The order a payment with this reference was recorded on, if any.
+pub fn order_of_payment(conn: &Connection, reference: &str) -> Result<Option<String>, ApiError> {
+    Ok(conn
+        .prepare_cached(
+            "SELECT order_id FROM payments WHERE reference = ?1 AND amount > 0 ORDER BY created_at LIMIT 1",
+        )?
+        .query_row([reference], |r| r.get(0))
+        .optional()?)
 }

@@ -51,6 +51,23 @@ pub fn apply(
             } => Some(refund(
                 tx, platform, order_id, *amount, currency, reference,
             )?),
+            Instruction::RefundOfPayment {
+                payment_reference,
+                amount,
+                currency,
+                reference,
+            } => {
+                let order_id =
+                    orders::order_of_payment(tx, payment_reference)?.ok_or_else(|| {
+                        ApiError::conflict(
+                            "unknown_order",
+                            format!("no payment {payment_reference} was recorded on any order"),
+                        )
+                    })?;
+                Some(refund(
+                    tx, platform, &order_id, *amount, currency, reference,
+                )?)
+            }
             Instruction::DeliveryOrder(order) => {
                 Some(receive_order(tx, platform, auto_accept, order)?)
             }

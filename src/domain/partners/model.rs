@@ -52,6 +52,15 @@ pub enum Instruction {
         /// The gateway's id of the refund (one refund, recorded once).
         reference: String,
     },
+    /// Money given back on the order a gateway's earlier payment was recorded
+    /// on: for gateways whose refunds name the payment, not the order.
+    RefundOfPayment {
+        /// The gateway's id of the payment refunded, as recorded on the order.
+        payment_reference: String,
+        amount: i64,
+        currency: String,
+        reference: String,
+    },
     /// A delivery order, new or repeated (the same `external_id` updates nothing
     /// but its status).
     DeliveryOrder(DeliveryOrder),

@@ -1,24 +1,27 @@
-//! `square` (payments). Square signs each event notification as documented at
-//! <https://developer.squareup.com/docs/webhooks/step3validate>: the
-//! `x-square-hmacsha256-signature` header is the base64 HMAC-SHA256, keyed
-//! with the subscription's signature key, of the notification URL exactly as
-//! registered followed by the raw body. So the URL shown on the integrations
-//! screen must be the one pasted into Square, character for character.
+//! Square, the card payment gateway, on the payment route.
 //!
-//! `payment.created` and `payment.updated` with status `COMPLETED` record a
-//! card payment on the order named by the payment's `reference_id` (set it
-//! to Brigade's order id when taking the payment); `refund.created` and
-//! `refund.updated` with status `COMPLETED` record a refund on the order
-//! named by the refund's `reference_id`, falling back on the payment's.
+//! Verification follows
+//! <https://developer.squareup.com/docs/webhooks/step3validate>: the
+//! `x-square-hmacsha256-signature` header is the base64 HMAC-SHA256, keyed with
+//! the subscription's signature key, of the notification URL exactly as
+//! registered in the Square dashboard followed by the raw body. The URL is the
+//! one shown on Brigade's integrations screen ([`Received::url`]), so a message
+//! replayed to another tenant's URL does not verify.
+//!
+//! Refunds: Square's refund object names the payment (`payment_id`), not the
+//! order it paid for, so a refund is recorded on the order named by the refund's
+//! `reference_id` when it carries one, else on the order the payment was
+//! recorded on (its reference is the Square payment id).
 
-use base64::engine::general_purpose::STANDARD;
-use base64::Engine;
+use base64::{engine::general_purpose::STANDARD, Engine};
 use hmac::{Hmac, Mac};
 use serde_json::Value;
 use sha2::Sha256;
 
 use super::{Adapter, Credentials, Failure, Received, Rejection, Verified};
 use crate::domain::partners::model::{Instruction, IntegrationKind};
+
+const SIGNATURE_HEADER: &str = "x-square-hmacsha256-signature";
 
 pub struct Square;
 
@@ -31,186 +34,315 @@ impl Adapter for Square {
         &[IntegrationKind::Payment]
     }
 
+    fn check_secret(&self, secret: &str) -> Result<(), String> {
+        if secret.trim().is_empty() {
+            Err("paste the subscription's signature key".into())
+        } else {
+            Ok(())
+        }
+    }
+
     fn verify(
         &self,
         received: &Received,
         credentials: &Credentials,
     ) -> Result<Verified, Rejection> {
         let header = received
-            .header("x-square-hmacsha256-signature")
-            .ok_or_else(|| Rejection::unauthorized("no x-square-hmacsha256-signature header"))?;
+            .header(SIGNATURE_HEADER)
+            .ok_or_else(|| Rejection::unauthorized(format!("no {SIGNATURE_HEADER} header")))?;
         let signature = STANDARD
             .decode(header.trim())
             .map_err(|_| Rejection::unauthorized("the signature is not base64"))?;
         let mut mac = Hmac::<Sha256>::new_from_slice(credentials.secret.as_bytes())
-            .expect("HMAC takes any key");
+            .expect("HMAC takes keys of any length");
         mac.update(received.url.as_bytes());
         mac.update(received.body);
-        mac.verify_slice(&signature).map_err(|_| {
-            Rejection::unauthorized("the signature does not match this URL and body")
-        })?;
-        super::verified_json(received.body, "event_id")
+        mac.verify_slice(&signature)
+            .map_err(|_| Rejection::unauthorized("signature does not match"))?;
+        let event: Value = serde_json::from_slice(received.body)
+            .map_err(|_| Rejection::bad_request("the body is not a JSON event"))?;
+        Ok(Verified {
+            event_id: event["event_id"].as_str().map(str::to_owned),
+        })
     }
 
-    fn parse(&self, _: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {
+    fn parse(&self, _kind: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {
         let event: Value = serde_json::from_slice(body)
-            .map_err(|e| Failure::Invalid(format!("not a Square event: {e}")))?;
-        let kind = event["type"].as_str().unwrap_or_default();
-        let object = &event["data"]["object"];
-        let field = |value: &Value, what: &str| {
-            value
-                .as_str()
-                .map(str::to_string)
-                .ok_or_else(|| Failure::Invalid(format!("the {kind} event has no {what}")))
-        };
-        let money = |money: &Value, what: &str| {
-            Ok::<_, Failure>((
-                money["amount"].as_i64().ok_or_else(|| {
-                    Failure::Invalid(format!("the {kind} event has no {what}.amount"))
-                })?,
-                field(&money["currency"], &format!("{what}.currency"))?,
-            ))
-        };
-        let ignore = |why: String| Ok(vec![Instruction::Ignore { reason: why }]);
-        match kind {
+            .map_err(|e| Failure::Invalid(format!("the body is not JSON: {e}")))?;
+        let event_type = event["type"]
+            .as_str()
+            .ok_or_else(|| Failure::Invalid("the event has no type".into()))?;
+        match event_type {
             "payment.created" | "payment.updated" => {
-                let payment = &object["payment"];
+                let payment = &event["data"]["object"]["payment"];
                 let status = payment["status"].as_str().unwrap_or_default();
                 if status != "COMPLETED" {
-                    return ignore(format!("the payment is {status}, not COMPLETED"));
+                    return Ok(vec![ignore(event_type, status)]);
                 }
-                let (amount, currency) = money(&payment["amount_money"], "amount_money")?;
+                let (amount, currency) = money(payment, event_type)?;
                 Ok(vec![Instruction::Payment {
-                    order_id: field(&payment["reference_id"], "payment.reference_id")?,
+                    order_id: field(payment, "reference_id", event_type)?,
                     amount,
                     currency,
-                    reference: field(&payment["id"], "payment.id")?,
+                    reference: field(payment, "id", event_type)?,
                 }])
             }
             "refund.created" | "refund.updated" => {
-                let refund = &object["refund"];
+                let refund = &event["data"]["object"]["refund"];
                 let status = refund["status"].as_str().unwrap_or_default();
                 if status != "COMPLETED" {
-                    return ignore(format!("the refund is {status}, not COMPLETED"));
+                    return Ok(vec![ignore(event_type, status)]);
                 }
-                let (amount, currency) = money(&refund["amount_money"], "amount_money")?;
-                let order_id = refund["reference_id"]
-                    .as_str()
-                    .or(object["payment"]["reference_id"].as_str())
-                    .map(str::to_string)
-                    .ok_or_else(|| {
-                        Failure::Invalid("the refund names no order in reference_id".into())
-                    })?;
-                Ok(vec![Instruction::Refund {
-                    order_id,
-                    amount,
-                    currency,
-                    reference: field(&refund["id"], "refund.id")?,
+                let (amount, currency) = money(refund, event_type)?;
+                let reference = field(refund, "id", event_type)?;
+                Ok(vec![match refund["reference_id"].as_str() {
+                    Some(order_id) => Instruction::Refund {
+                        order_id: order_id.to_string(),
+                        amount,
+                        currency,
+                        reference,
+                    },
+                    None => Instruction::RefundOfPayment {
+                        payment_reference: field(refund, "payment_id", event_type)?,
+                        amount,
+                        currency,
+                        reference,
+                    },
                 }])
             }
-            other => ignore(format!("Brigade does not act on {other}")),
+            other => Ok(vec![Instruction::Ignore {
+                reason: format!("Square event {other} is not acted on"),
+            }]),
         }
     }
 }
 
+fn ignore(event_type: &str, status: &str) -> Instruction {
+    Instruction::Ignore {
+        reason: format!("{event_type} with status {status} is not complete"),
+    }
+}
+
+fn money(object: &Value, event_type: &str) -> Result<(i64, String), Failure> {
+    let amount = object["amount_money"]["amount"]
+        .as_i64()
+        .ok_or_else(|| missing(event_type, "amount_money.amount"))?;
+    let currency = object["amount_money"]["currency"]
+        .as_str()
+        .ok_or_else(|| missing(event_type, "amount_money.currency"))?;
+    Ok((amount, currency.to_uppercase()))
+}
+
+fn field(object: &Value, name: &str, event_type: &str) -> Result<String, Failure> {
+    object[name]
+        .as_str()
+        .filter(|v| !v.is_empty())
+        .map(str::to_owned)
+        .ok_or_else(|| missing(event_type, name))
+}
+
+fn missing(event_type: &str, name: &str) -> Failure {
+    Failure::Invalid(format!("{event_type} has no {name}"))
+}
+
 #[cfg(test)]
 mod tests {
+    use super::*;
     use chrono::Utc;
     use serde_json::json;
 
-    use super::*;
+    const URL: &str = "https://brigade.example/webhook/payment/bistro/square";
+    const KEY: &str = "sq-signature-key";
 
-    /// Checked with Square's own SDK: see `make_vector.py` beside it.
-    const VECTOR: &str = include_str!("../../../tests/fixtures/square/payment_updated.json");
-    const NO_OPTIONS: Value = Value::Null;
+    fn sign(key: &str, url: &str, body: &[u8]) -> String {
+        let mut mac = Hmac::<Sha256>::new_from_slice(key.as_bytes()).unwrap();
+        mac.update(url.as_bytes());
+        mac.update(body);
+        STANDARD.encode(mac.finalize().into_bytes())
+    }
 
-    fn received<'a>(url: &'a str, headers: &'a [(String, String)], body: &'a [u8]) -> Received<'a> {
-        Received {
+    fn verify_with(
+        url: &str,
+        signature: Option<&str>,
+        body: &[u8],
+        key: &str,
+    ) -> Result<Verified, Rejection> {
+        let headers: Vec<(String, String)> = signature
+            .map(|s| vec![(SIGNATURE_HEADER.to_string(), s.to_string())])
+            .unwrap_or_default();
+        let received = Received {
             url,
-            headers,
+            headers: &headers,
             body,
             now: Utc::now(),
-        }
+        };
+        Square.verify(
+            &received,
+            &Credentials {
+                secret: key,
+                options: &json!({}),
+            },
+        )
     }
 
+    const BODY: &[u8] = br#"{"event_id":"ev-1","type":"payment.updated"}"#;
+
     #[test]
-    fn a_notification_checked_by_squares_sdk_verifies_only_at_its_url() {
-        let vector: Value = serde_json::from_str(VECTOR).unwrap();
-        let key = vector["signature_key"].as_str().unwrap();
-        let url = vector["notification_url"].as_str().unwrap();
-        let body = vector["body"].as_str().unwrap();
-        let headers = vec![(
-            "x-square-hmacsha256-signature".to_string(),
-            vector["signature"].as_str().unwrap().to_string(),
-        )];
-        let credentials = Credentials {
-            secret: key,
-            options: &NO_OPTIONS,
-        };
+    fn a_signed_message_is_accepted_with_its_event_id() {
+        let signature = sign(KEY, URL, BODY);
         assert_eq!(
-            Square.verify(&received(url, &headers, body.as_bytes()), &credentials),
+            verify_with(URL, Some(&signature), BODY, KEY),
             Ok(Verified {
-                event_id: Some("6a8f5f28-54a1-4eb0-a98a-3111513fd4fc".into())
+                event_id: Some("ev-1".into())
             })
         );
-        let other_url = format!("{url}/");
-        assert!(Square
-            .verify(
-                &received(&other_url, &headers, body.as_bytes()),
-                &credentials
-            )
-            .is_err());
-        let changed = body.replace("1850", "1851");
-        assert!(Square
-            .verify(&received(url, &headers, changed.as_bytes()), &credentials)
-            .is_err());
-        let wrong = Credentials {
-            secret: "another-key",
-            options: &NO_OPTIONS,
-        };
-        assert!(Square
-            .verify(&received(url, &headers, body.as_bytes()), &wrong)
-            .is_err());
-        assert!(Square
-            .verify(&received(url, &[], body.as_bytes()), &credentials)
-            .is_err());
+    }
+
+    /// Square's own example, from the tests of its SDKs (`WebhooksHelper`
+    /// `isValidWebhookEventSignature` / `verify_signature`).
+    #[test]
+    fn squares_published_example_is_accepted() {
+        let body = r#"{"merchant_id":"MLEFBHHSJGVHD","type":"webhooks.test_notification","event_id":"ac3ac95b-f97d-458c-a6e6-18981597e05f","created_at":"2022-07-13T20:30:59.037339943Z","data":{"type":"webhooks","id":"bc368e64-01aa-407e-b46e-3231809b1129"}}"#;
         assert_eq!(
-            Square.parse(IntegrationKind::Payment, body.as_bytes()),
+            verify_with(
+                "https://webhook.site/679a4f3a-dcfa-49ee-bac5-9d0edad886b9",
+                Some("GF4YkrJgGBDZ9NIYbNXBnMzqb2HoL4RW/S6vkZ9/2N4="),
+                body.as_bytes(),
+                "Ibxx_5AKakO-3qeNVR61Dw",
+            ),
+            Ok(Verified {
+                event_id: Some("ac3ac95b-f97d-458c-a6e6-18981597e05f".into())
+            })
+        );
+    }
+
+    #[test]
+    fn a_message_signed_for_another_url_is_rejected() {
+        let signature = sign(
+            KEY,
+            "https://brigade.example/webhook/payment/other/square",
+            BODY,
+        );
+        assert_eq!(
+            verify_with(URL, Some(&signature), BODY, KEY),
+            Err(Rejection::unauthorized("signature does not match"))
+        );
+    }
+
+    #[test]
+    fn a_wrong_key_is_rejected() {
+        let signature = sign("another-key", URL, BODY);
+        assert_eq!(
+            verify_with(URL, Some(&signature), BODY, KEY),
+            Err(Rejection::unauthorized("signature does not match"))
+        );
+    }
+
+    #[test]
+    fn a_changed_body_is_rejected() {
+        let signature = sign(KEY, URL, BODY);
+        assert_eq!(
+            verify_with(URL, Some(&signature), br#"{"event_id":"ev-2"}"#, KEY),
+            Err(Rejection::unauthorized("signature does not match"))
+        );
+    }
+
+    #[test]
+    fn a_missing_header_is_rejected() {
+        assert_eq!(
+            verify_with(URL, None, BODY, KEY),
+            Err(Rejection::unauthorized(
+                "no x-square-hmacsha256-signature header"
+            ))
+        );
+    }
+
+    fn payment_event(status: &str) -> Vec<u8> {
+        json!({
+            "merchant_id": "M1", "type": "payment.updated", "event_id": "ev-3",
+            "data": {"type": "payment", "id": "pay-1", "object": {"payment": {
+                "id": "pay-1", "status": status, "reference_id": "o-1",
+                "amount_money": {"amount": 2350, "currency": "USD"}
+            }}}
+        })
+        .to_string()
+        .into_bytes()
+    }
+
+    #[test]
+    fn a_completed_payment_is_recorded() {
+        assert_eq!(
+            Square.parse(IntegrationKind::Payment, &payment_event("COMPLETED")),
             Ok(vec![Instruction::Payment {
-                order_id: "01936a4e-8f00-7000-8000-00000000cafe".into(),
-                amount: 1850,
+                order_id: "o-1".into(),
+                amount: 2350,
                 currency: "USD".into(),
-                reference: "KkAkhdMsgzn59SM8A89WgKwekxLZY".into(),
+                reference: "pay-1".into(),
             }])
         );
     }
 
     #[test]
-    fn refunds_are_recorded_and_unfinished_payments_ignored() {
-        let refund = json!({"type": "refund.updated", "event_id": "e2", "data": {"object": {"refund": {
-            "id": "R1", "status": "COMPLETED", "reference_id": "o-9",
-            "amount_money": {"amount": 400, "currency": "USD"}}}}});
+    fn a_payment_not_yet_completed_is_ignored() {
         assert_eq!(
-            Square.parse(IntegrationKind::Payment, refund.to_string().as_bytes()),
-            Ok(vec![Instruction::Refund {
-                order_id: "o-9".into(),
-                amount: 400,
-                currency: "USD".into(),
-                reference: "R1".into()
+            Square.parse(IntegrationKind::Payment, &payment_event("APPROVED")),
+            Ok(vec![Instruction::Ignore {
+                reason: "payment.updated with status APPROVED is not complete".into()
             }])
         );
-        let pending = json!({"type": "payment.created", "data": {"object": {"payment": {"id": "P", "status": "APPROVED"}}}});
-        assert!(matches!(
-            Square
-                .parse(IntegrationKind::Payment, pending.to_string().as_bytes())
-                .unwrap()[0],
-            Instruction::Ignore { .. }
-        ));
-        let no_order = json!({"type": "payment.updated", "data": {"object": {"payment": {
-            "id": "P", "status": "COMPLETED", "amount_money": {"amount": 1, "currency": "USD"}}}}});
-        assert!(matches!(
-            Square.parse(IntegrationKind::Payment, no_order.to_string().as_bytes()),
-            Err(Failure::Invalid(_))
-        ));
+    }
+
+    #[test]
+    fn a_completed_refund_is_recorded_on_its_reference() {
+        let body = json!({
+            "type": "refund.updated", "event_id": "ev-4",
+            "data": {"object": {"refund": {
+                "id": "ref-1", "status": "COMPLETED", "payment_id": "pay-1",
+                "reference_id": "o-1", "amount_money": {"amount": 500, "currency": "USD"}
+            }}}
+        });
+        assert_eq!(
+            Square.parse(IntegrationKind::Payment, body.to_string().as_bytes()),
+            Ok(vec![Instruction::Refund {
+                order_id: "o-1".into(),
+                amount: 500,
+                currency: "USD".into(),
+                reference: "ref-1".into(),
+            }])
+        );
+    }
+
+    #[test]
+    fn a_refund_without_a_reference_is_recorded_against_its_payment() {
+        let body = json!({
+            "type": "refund.created", "event_id": "ev-5",
+            "data": {"object": {"refund": {
+                "id": "ref-2", "status": "COMPLETED", "payment_id": "pay-1",
+                "amount_money": {"amount": 500, "currency": "USD"}
+            }}}
+        });
+        assert_eq!(
+            Square.parse(IntegrationKind::Payment, body.to_string().as_bytes()),
+            Ok(vec![Instruction::RefundOfPayment {
+                payment_reference: "pay-1".into(),
+                amount: 500,
+                currency: "USD".into(),
+                reference: "ref-2".into(),
+            }])
+        );
+    }
+
+    #[test]
+    fn a_pending_refund_is_ignored() {
+        let body = json!({
+            "type": "refund.created",
+            "data": {"object": {"refund": {"id": "ref-3", "status": "PENDING"}}}
+        });
+        assert_eq!(
+            Square.parse(IntegrationKind::Payment, body.to_string().as_bytes()),
+            Ok(vec![Instruction::Ignore {
+                reason: "refund.created with status PENDING is not complete".into()
+            }])
+        );
     }
 }

@@ -1,4 +1,5 @@
-// Integrations: where events are sent and whether, the signing secret (shown
+// Integrations: the partners that send Brigade their orders and payments;
+// where Brigade's own events are sent and whether, the signing secret (shown
 // once, after it is set or rotated), and every delivery with its attempts;
 // failed ones can be sent again.
 
@@ -6,6 +7,7 @@ import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.modul
 import { api } from "/shared/api.js";
 import { dateTime, titleCase } from "/shared/format.js";
 import { Action, Badge, Confirm, Empty, Field, Notice, Pager, Select } from "/shared/ui.js";
+import { Partners } from "/admin/screens/partners.js";
 
 function SecretOnce({ secret }) {
   const [copied, setCopied] = useState(null);
@@ -164,6 +166,7 @@ function Deliveries({ focus }) {
 export function Integrations({ rest }) {
   const focus = rest[0] === "deliveries" ? rest[1] : null;
   return html`<div class="screen-head"><h1>Integrations</h1></div>
+    <${Partners} />
     <${Endpoint} />
     <${Deliveries} focus=${focus} />`;
 }

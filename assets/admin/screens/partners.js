@@ -201,6 +201,7 @@ export function Partners() {
     <div class="screen-head">
       <h2>Partners</h2>
       <div class="actions">
+        <a class="btn" href="/admin/integrations/messages" data-action="messages">Messages</a>
         ${free.length ? html`<button type="button" class="btn primary" data-action="connect-partner"
           onClick=${() => { setEditing({}); setSaved(null); }}>Connect a partner</button>` : null}
       </div>

@@ -60,6 +60,7 @@ const BADGE = {
   completed: "grey", cancelled: "red", waiting: "amber", called: "blue", seated: "green",
   no_show: "red", checked_in: "green", open: "green", closed: "grey", delivered: "green",
   failed: "red", free: "green", occupied: "amber", reserved_soon: "blue", out_of_service: "grey",
+  received: "blue", processed: "green", duplicate: "grey", rejected: "red", parked: "amber",
 };
 
 export function Badge({ status }) {

@@ -1,5 +1,6 @@
 // What a manager checks first: today's takings and orders, the room, the door,
-// the bookings ahead, and what needs attention (failed webhook deliveries).
+// the bookings ahead, and what needs attention (failed webhook deliveries,
+// partners' messages parked, failed or refused).
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { all, api, followEvents } from "/shared/api.js";
@@ -43,6 +44,26 @@ async function load(role, settings) {
   };
 }
 
+const plural = (count, one, many) => `${count} ${count === 1 ? one : many}`;
+
+/** Partners' messages that wait for a manager, and those refused today. */
+function InboundNotice({ inbound }) {
+  const waiting = inbound.parked + inbound.failed;
+  if (!waiting && !inbound.rejected_24h) return null;
+  const list = (status) => `/admin/integrations/messages?status=${status}`;
+  return html`<div class="card attention" data-panel="inbound-messages">
+    <h2>Needs attention: partners' messages</h2>
+    <ul class="plain">
+      ${inbound.parked ? html`<li><a href=${list("parked")} data-link="parked">${plural(inbound.parked, "message parked", "messages parked")}</a>
+        <span class="muted"> · waiting for a fix and a retry</span></li>` : null}
+      ${inbound.failed ? html`<li><a href=${list("failed")} data-link="failed">${plural(inbound.failed, "message failed", "messages failed")}</a>
+        <span class="muted"> · could not be processed</span></li>` : null}
+      ${inbound.rejected_24h ? html`<li><a href=${list("rejected")} data-link="rejected">${plural(inbound.rejected_24h, "message refused", "messages refused")}</a>
+        <span class="muted"> · in the last 24 hours (bad signature, unknown or switched-off partner)</span></li>` : null}
+    </ul>
+  </div>`;
+}
+
 export function Dashboard({ role, settings }) {
   const [data, setData] = useState(null);
   const [problem, setProblem] = useState(null);
@@ -71,6 +92,7 @@ export function Dashboard({ role, settings }) {
             <span class="muted"> · ${time(d.created_at)} · ${d.last_error || "failed"}</span></li>`)}
         </ul>
       </div>` : null}
+    ${data.summary ? html`<${InboundNotice} inbound=${data.summary.inbound} />` : null}
     <div class="stats">
       <div class="stat"><div class="value" data-stat="sales">${money(data.sales)}</div><div class="label">Sales today (completed orders)</div></div>
       <div class="stat"><div class="value" data-stat="orders">${data.orderCount}</div><div class="label">Orders today</div></div>

@@ -1,11 +1,14 @@
-// Integrations: where events are sent and whether, the signing secret (shown
-// once, after it is set or rotated), and every delivery with its attempts;
-// failed ones can be sent again.
+// Integrations: the partners that send Brigade their orders and payments (and,
+// at /admin/integrations/messages, what they sent); where Brigade's own events
+// are sent and whether, the signing secret (shown once, after it is set or
+// rotated), and every delivery with its attempts; failed ones can be sent again.
 
 import { html, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
 import { api } from "/shared/api.js";
 import { dateTime, titleCase } from "/shared/format.js";
 import { Action, Badge, Confirm, Empty, Field, Notice, Pager, Select } from "/shared/ui.js";
+import { Messages } from "/admin/screens/messages.js";
+import { Partners } from "/admin/screens/partners.js";
 
 function SecretOnce({ secret }) {
   const [copied, setCopied] = useState(null);
@@ -162,8 +165,14 @@ function Deliveries({ focus }) {
 }
 
 export function Integrations({ rest }) {
+  if (rest[0] === "messages") {
+    return html`<div class="screen-head"><div><a href="/admin/integrations" class="muted">← Integrations</a>
+      <h1>Partners' messages</h1></div></div>
+      <${Messages} />`;
+  }
   const focus = rest[0] === "deliveries" ? rest[1] : null;
   return html`<div class="screen-head"><h1>Integrations</h1></div>
+    <${Partners} />
     <${Endpoint} />
     <${Deliveries} focus=${focus} />`;
 }

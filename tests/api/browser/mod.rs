@@ -29,6 +29,7 @@ mod back_office;
 mod campaigns;
 mod floor;
 mod harness;
+mod integrations;
 mod kitchen;
 mod reservations;
 mod schedule;

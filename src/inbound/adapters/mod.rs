@@ -52,16 +52,6 @@ pub struct Verified {
     pub event_id: Option<String>,
 }
 
-/// A verified JSON body's event id, the text at `field`; a body that is not
-/// JSON is refused.
-pub fn verified_json(body: &[u8], field: &str) -> Result<Verified, Rejection> {
-    let event: Value =
-        serde_json::from_slice(body).map_err(|_| Rejection::bad_request("the body is not JSON"))?;
-    Ok(Verified {
-        event_id: event[field].as_str().map(str::to_string),
-    })
-}
-
 /// Why a message was refused; nothing of it is processed.
 #[derive(Debug, PartialEq)]
 pub struct Rejection {

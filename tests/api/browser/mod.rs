@@ -835,7 +835,21 @@ impl Browser {
             Some(text) => format!("`{selector}` containing {text:?} to be clickable"),
             None => format!("`{selector}` to be clickable"),
         };
-        let target = self.poll(&what, &script, |v| v["ready"] == true);
+        let mut target = self.poll(&what, &script, |v| v["ready"] == true);
+        // A screen still laying out (a card above it loading) can move the
+        // element between the probe and the click: click once it stays put.
+        let deadline = Instant::now() + self.timeout;
+        loop {
+            std::thread::sleep(POLL);
+            let again = self.poll(&what, &script, |v| v["ready"] == true);
+            if again["x"] == target["x"] && again["y"] == target["y"] {
+                break;
+            }
+            if Instant::now() >= deadline {
+                self.fail(&format!("{what}: it kept moving ({target} then {again})"));
+            }
+            target = again;
+        }
         let point = Point {
             x: target["x"].as_f64().unwrap_or_default(),
             y: target["y"].as_f64().unwrap_or_default(),

@@ -354,14 +354,11 @@ impl LastSeen {
     }
 }
 
-/// Where a device sends its code: the pairing route of the server at `origin`
-/// (such as `http://192.168.1.10:8000`) with the code as a query parameter. A
-/// device app that scans it POSTs `{code, device_name}` there.
+/// What a setup key's QR code opens: the pairing page of the kitchen app on the
+/// server at `origin` (such as `http://192.168.1.10:8000`), with the code as a
+/// query parameter. The page posts `{code, device_name}` to `/devices/pair`.
 pub fn pair_url(origin: &str, code: &str) -> String {
-    format!(
-        "{}/api/v1/devices/pair?code={code}",
-        origin.trim_end_matches('/')
-    )
+    format!("{}/kitchen/pair?code={code}", origin.trim_end_matches('/'))
 }
 
 fn qr_code(text: &str) -> Result<qrcode::QrCode, ApiError> {

@@ -37,7 +37,7 @@ fn a_setup_key_pairs_one_device_once() {
     assert_eq!(key["role"], "kitchen");
     assert_eq!(
         key["pair_url"],
-        format!("{}/api/v1/devices/pair?code={code}", app.base)
+        format!("{}/kitchen/pair?code={code}", app.base)
     );
     assert!(key["qr_svg"].as_str().unwrap().contains("<svg"));
     let created = brigade::time::parse_rfc3339(key["created_at"].as_str().unwrap()).unwrap();

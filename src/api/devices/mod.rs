@@ -46,7 +46,8 @@ pub struct SetupKeyRequest {
 pub struct SetupKeyCreated {
     #[serde(flatten)]
     pub key: NewSetupKey,
-    /// The pairing URL with the code, as the QR code carries it.
+    /// The pairing page with the code (`<server>/kitchen/pair?code=<code>`), as
+    /// the QR code carries it: a phone or screen that scans it pairs there.
     pub pair_url: String,
     /// The QR code of `pair_url`, as an SVG document.
     pub qr_svg: String,

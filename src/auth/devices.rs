@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rand::Rng;
+use rocket::tokio::sync::broadcast;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -312,6 +313,42 @@ pub fn revoke_device(
     )?;
     tx.commit()?;
     Ok(revoked)
+}
+
+/// Revoked device credentials, announced to the open event streams so a
+/// revoked screen's stream ends at once rather than when it next reconnects.
+pub struct Revocations(broadcast::Sender<String>);
+
+impl Default for Revocations {
+    fn default() -> Self {
+        Revocations(broadcast::channel(64).0)
+    }
+}
+
+impl Revocations {
+    /// Tells every open stream that the API key `id` is revoked.
+    pub fn announce(&self, id: &str) {
+        // No stream open is no one to tell.
+        let _ = self.0.send(id.to_string());
+    }
+
+    /// Resolves once the API key `id` is revoked, or once revocations were
+    /// missed (the receiver fell behind): the stream then ends and the client's
+    /// reconnection is authenticated afresh.
+    pub async fn until_revoked(receiver: &mut broadcast::Receiver<String>, id: &str) {
+        loop {
+            match receiver.recv().await {
+                Ok(revoked) if revoked == id => return,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => return,
+                Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
+            }
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.0.subscribe()
+    }
 }
 
 /// When each API key was last recorded as seen, so a busy terminal writes its

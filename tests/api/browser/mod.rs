@@ -30,6 +30,7 @@ mod campaigns;
 mod floor;
 mod harness;
 mod kitchen;
+mod pairing;
 mod reservations;
 mod schedule;
 mod shell;

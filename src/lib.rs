@@ -60,6 +60,8 @@ pub struct App {
     pub coupon_limiter: FailureLimiter<String>,
     /// When each API key was last recorded as seen.
     pub last_seen: auth::devices::LastSeen,
+    /// Revoked device credentials, for the event streams open with them.
+    pub revocations: auth::devices::Revocations,
     pub public_limiter: api::public::PublicLimiter,
     pub scheduler: scheduler::Scheduler,
     /// The server's own backups: when, and how the last one went.
@@ -93,6 +95,7 @@ impl App {
             pairing_limiter: FailureLimiter::new(WRONG_GUESSES, Duration::from_secs(15 * 60)),
             coupon_limiter: FailureLimiter::new(WRONG_COUPONS, Duration::from_secs(10 * 60)),
             last_seen: auth::devices::LastSeen::default(),
+            revocations: auth::devices::Revocations::default(),
             public_limiter: api::public::PublicLimiter::new(config.public_requests_per_minute),
             scheduler: scheduler::Scheduler::default(),
             backups: backup::schedule::BackupSchedule::new(&config),

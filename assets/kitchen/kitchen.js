@@ -1,12 +1,14 @@
-// The kitchen display: sign the screen in once, choose its station (or expo),
-// then the board. The session and the station are kept in this browser, so a
-// screen that restarts comes back to its board by itself.
+// The kitchen display: sign the screen in once (or pair it with a setup key at
+// `/kitchen/pair`), choose its station (or expo), then the board. The session
+// and the station are kept in this browser, so a screen that restarts comes
+// back to its board by itself.
 
 import { html, render, useEffect, useState } from "/shared/vendor/preact-htm-3.1.1.module.js";
-import { api, logout } from "/shared/api.js";
+import { api, followEvents, logout } from "/shared/api.js";
 import { useSession } from "/shared/session.js";
 import { Login } from "/kitchen/login.js";
 import { Display } from "/kitchen/display.js";
+import { Pair } from "/kitchen/pair.js";
 
 const STATION_KEY = "brigade.kitchen.station";
 
@@ -15,6 +17,9 @@ const RETRY_MS = 3000;
 
 
 function StationPicker({ current, stations, onStation }) {
+  // Only so that the screen hears at once when its session ends (its device
+  // revoked): the stream ends and reopening it is refused.
+  useEffect(() => followEvents(() => {}), []);
   return html`<main class="kds-picker">
     <div class="picker-card">
       <div class="brand big"><span class="logo">B</span><div><strong>Brigade kitchen</strong><small>${current.tenant.name}</small></div></div>
@@ -80,8 +85,17 @@ function Kitchen({ current }) {
   return html`<${Display} key=${station.id} current=${current} station=${station} stations=${stations} onStation=${choose} />`;
 }
 
+const PAIR_PATH = "/kitchen/pair";
+
 function App() {
   const current = useSession("The screen's session has ended. Please sign in again.");
+  const [pairing, setPairing] = useState(location.pathname.replace(/\/+$/, "") === PAIR_PATH);
+  if (pairing) {
+    return html`<${Pair} onSignedIn=${() => {
+      history.replaceState(null, "", "/kitchen/");
+      setPairing(false);
+    }} />`;
+  }
   if (!current) return html`<${Login} />`;
   return html`<${Kitchen} key=${current.token} current=${current} />`;
 }

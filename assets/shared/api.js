@@ -57,18 +57,26 @@ async function parse(response) {
   }
 }
 
-/** Logs in; with several businesses for one email, `tenantId` picks one. */
-export async function login(email, password, tenantId) {
-  const headers = { "Content-Type": "application/json" };
-  if (tenantId) headers["X-Tenant-ID"] = tenantId;
+/** Posts to a route that needs no session (logging in, pairing). */
+async function postSignedOut(path, payload, headers = {}) {
   let response;
   try {
-    response = await fetch(`${BASE}/auth/login`, { method: "POST", headers, body: JSON.stringify({ email, password }) });
+    response = await fetch(`${BASE}${path}`, {
+      method: "POST",
+      headers: { ...headers, "Content-Type": "application/json" },
+      body: JSON.stringify(payload),
+    });
   } catch {
     throw new Problem(0, { detail: "The server cannot be reached. Check the network and try again." });
   }
   const body = await parse(response);
   if (!response.ok) throw new Problem(response.status, body);
+  return body;
+}
+
+/** Logs in; with several businesses for one email, `tenantId` picks one. */
+export async function login(email, password, tenantId) {
+  const body = await postSignedOut("/auth/login", { email, password }, tenantId ? { "X-Tenant-ID": tenantId } : {});
   saveSession({
     token: body.access_token,
     expiresAt: Date.now() + body.expires_in * 1000,
@@ -76,6 +84,24 @@ export async function login(email, password, tenantId) {
     tenant: body.tenant,
   });
   return body;
+}
+
+/** Pairs a device with a setup key's code; the answer is `{device, api_key, tenant}`. */
+export function pair(code, deviceName) {
+  return postSignedOut("/devices/pair", { code, device_name: deviceName });
+}
+
+/** A device's session has no end of its own: it lasts until the device is revoked (401). */
+const DEVICE_SESSION_MS = 10 * 365 * 24 * 3600 * 1000;
+
+/** Signs this browser in as the paired device: its credential is the bearer token. */
+export function signInAsDevice(paired) {
+  saveSession({
+    token: paired.api_key,
+    expiresAt: Date.now() + DEVICE_SESSION_MS,
+    user: { id: paired.device.id, name: paired.device.name, role: paired.device.role },
+    tenant: paired.tenant,
+  });
 }
 
 /** Replaces a temporary password; the answer's new token carries the session on. */
@@ -137,6 +163,13 @@ export async function all(path, max = 1000) {
 const STREAM_SILENCE_MS = 75_000;
 
 /**
+ * A stream the server ended after being open this long is reopened at once (it
+ * ends when the session's credential is revoked, and reopening it is refused);
+ * otherwise the next try waits.
+ */
+const STREAM_SETTLED_MS = 1000;
+
+/**
  * Follows the tenant's live event stream, calling `onEvent(envelope)` for each
  * event; reconnects with Last-Event-ID after a drop. With `onStatus`, calls
  * `onStatus(true)` when the stream is open and `onStatus(false)` when it drops
@@ -168,6 +201,8 @@ export function followEvents(onEvent, { onStatus } = {}) {
         clearTimeout(watchdog);
         watchdog = setTimeout(() => abort.abort(), STREAM_SILENCE_MS);
       };
+      let ended = false;
+      const opened = Date.now();
       try {
         const headers = { Authorization: `Bearer ${current.token}`, "X-Tenant-ID": current.tenant.id };
         if (lastId) headers["Last-Event-ID"] = lastId;
@@ -183,7 +218,10 @@ export function followEvents(onEvent, { onStatus } = {}) {
         let buffer = "";
         for (;;) {
           const { value, done } = await reader.read();
-          if (done) break;
+          if (done) {
+            ended = response.ok && Date.now() - opened >= STREAM_SETTLED_MS;
+            break;
+          }
           watch();
           buffer += decoder.decode(value, { stream: true });
           let end;
@@ -211,6 +249,7 @@ export function followEvents(onEvent, { onStatus } = {}) {
       } finally {
         clearTimeout(watchdog);
       }
+      if (ended) continue;
       status(false);
       await new Promise((resolve) => setTimeout(resolve, 2000));
     }

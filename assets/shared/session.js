@@ -19,12 +19,15 @@ export function useSession(endedMessage) {
   }, []);
   useEffect(() => {
     if (!current) return undefined;
-    const left = current.expiresAt - Date.now();
-    if (left <= 0) {
-      logout(endedMessage);
-      return undefined;
-    }
-    const timer = setTimeout(() => logout(endedMessage), Math.min(left, 2 ** 31 - 1));
+    // A timer waits at most about 24 days: a longer session (a paired
+    // device's) is looked at again then.
+    let timer = null;
+    const check = () => {
+      const left = current.expiresAt - Date.now();
+      if (left <= 0) logout(endedMessage);
+      else timer = setTimeout(check, Math.min(left, 2 ** 31 - 1));
+    };
+    check();
     return () => clearTimeout(timer);
   }, [current?.token]);
   return current;

@@ -11,9 +11,12 @@ use rocket::request::{FromRequest, Outcome, Request};
 use rocket::response::stream::{Event, EventStream};
 use rocket::tokio::select;
 use rocket::tokio::sync::broadcast::error::RecvError;
+use rocket::tokio::sync::broadcast::Receiver;
 use rocket::{get, Shutdown, State};
 use rusqlite::OptionalExtension;
 
+use crate::auth::caller::Principal;
+use crate::auth::devices::Revocations;
 use crate::auth::permissions::{allows, to_receive};
 use crate::auth::{perm, Can};
 use crate::db::{outbox_last_seq, outbox_since, run_blocking, TenantDb};
@@ -72,6 +75,15 @@ async fn start_after(tenant: Arc<TenantDb>, resume: Option<String>) -> Result<i6
     .await
 }
 
+/// Resolves when the device credential a stream was opened with is revoked;
+/// never for a stream opened with a login.
+async fn revoked(watch: &mut Option<(Receiver<String>, String)>) {
+    match watch {
+        Some((receiver, id)) => Revocations::until_revoked(receiver, id).await,
+        None => std::future::pending().await,
+    }
+}
+
 fn to_event(committed: &Committed) -> Event {
     Event::data(committed.body.clone()).id(committed.event_id.clone())
 }
@@ -83,7 +95,8 @@ fn to_event(committed: &Committed) -> Event {
 /// Roles: any signed-in role.
 /// Each role receives only what it may read: kitchen gets no `session.*` or
 /// `reservation.*` events, host no `kitchen.*` events. Without `Last-Event-ID` the stream
-/// starts with the next event.
+/// starts with the next event. A stream opened with a device's credential ends when the
+/// device is revoked.
 #[utoipa::path(tag = "Events", params(
     ("Last-Event-ID" = Option<String>, Header, description = "Resume after this event id")),
     responses((status = 200, body = String, content_type = "text/event-stream",
@@ -99,6 +112,10 @@ async fn stream_events(
     // Subscribing before reading the backlog means nothing falls between the two;
     // overlap is removed by sequence number.
     let mut live = app.db.events().subscribe();
+    let mut device = match &caller.principal {
+        Principal::ApiKey { id } => Some((app.revocations.subscribe(), id.clone())),
+        Principal::User { .. } => None,
+    };
     let (app, tenant_id, role) = (app.inner().clone(), caller.tenant_id(), caller.role);
     let may_read = move |committed: &Committed| allows(role, to_receive(&committed.event));
     // Without `Last-Event-ID` the stream starts at the newest event: nothing to catch up.
@@ -128,6 +145,8 @@ async fn stream_events(
                     }
                     Err(RecvError::Closed) => break,
                 },
+                // The client's reconnection is then refused with 401.
+                _ = revoked(&mut device) => break,
                 _ = &mut shutdown => break,
             };
             if committed.tenant_id != tenant_id || committed.seq <= last_seq {

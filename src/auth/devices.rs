@@ -15,6 +15,7 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rand::Rng;
+use rocket::tokio::sync::broadcast;
 use rusqlite::{params, Connection, OptionalExtension};
 use serde::Serialize;
 use sha2::{Digest, Sha256};
@@ -314,6 +315,42 @@ pub fn revoke_device(
     Ok(revoked)
 }
 
+/// Revoked device credentials, announced to the open event streams so a
+/// revoked screen's stream ends at once rather than when it next reconnects.
+pub struct Revocations(broadcast::Sender<String>);
+
+impl Default for Revocations {
+    fn default() -> Self {
+        Revocations(broadcast::channel(64).0)
+    }
+}
+
+impl Revocations {
+    /// Tells every open stream that the API key `id` is revoked.
+    pub fn announce(&self, id: &str) {
+        // No stream open is no one to tell.
+        let _ = self.0.send(id.to_string());
+    }
+
+    /// Resolves once the API key `id` is revoked, or once revocations were
+    /// missed (the receiver fell behind): the stream then ends and the client's
+    /// reconnection is authenticated afresh.
+    pub async fn until_revoked(receiver: &mut broadcast::Receiver<String>, id: &str) {
+        loop {
+            match receiver.recv().await {
+                Ok(revoked) if revoked == id => return,
+                Ok(_) => {}
+                Err(broadcast::error::RecvError::Lagged(_)) => return,
+                Err(broadcast::error::RecvError::Closed) => std::future::pending().await,
+            }
+        }
+    }
+
+    pub fn subscribe(&self) -> broadcast::Receiver<String> {
+        self.0.subscribe()
+    }
+}
+
 /// When each API key was last recorded as seen, so a busy terminal writes its
 /// last-seen time to the registry about once a minute, not on every request.
 #[derive(Default)]
@@ -354,14 +391,11 @@ impl LastSeen {
     }
 }
 
-/// Where a device sends its code: the pairing route of the server at `origin`
-/// (such as `http://192.168.1.10:8000`) with the code as a query parameter. A
-/// device app that scans it POSTs `{code, device_name}` there.
+/// What a setup key's QR code opens: the pairing page of the kitchen app on the
+/// server at `origin` (such as `http://192.168.1.10:8000`), with the code as a
+/// query parameter. The page posts `{code, device_name}` to `/devices/pair`.
 pub fn pair_url(origin: &str, code: &str) -> String {
-    format!(
-        "{}/api/v1/devices/pair?code={code}",
-        origin.trim_end_matches('/')
-    )
+    format!("{}/kitchen/pair?code={code}", origin.trim_end_matches('/'))
 }
 
 fn qr_code(text: &str) -> Result<qrcode::QrCode, ApiError> {

@@ -331,7 +331,7 @@ fn a_setup_key_made_on_the_command_line_prints_a_scannable_qr_code_and_pairs() {
     let url = value_after(&lines, "Pairing URL:");
     assert_eq!(
         url,
-        format!("http://192.168.1.10:8000/api/v1/devices/pair?code={code}")
+        format!("http://192.168.1.10:8000/kitchen/pair?code={code}")
     );
     // The QR code is the qrcode crate's own rendering of the pairing URL, drawn
     // light on dark so it scans on a dark terminal.

@@ -37,7 +37,7 @@ fn a_setup_key_pairs_one_device_once() {
     assert_eq!(key["role"], "kitchen");
     assert_eq!(
         key["pair_url"],
-        format!("{}/api/v1/devices/pair?code={code}", app.base)
+        format!("{}/kitchen/pair?code={code}", app.base)
     );
     assert!(key["qr_svg"].as_str().unwrap().contains("<svg"));
     let created = brigade::time::parse_rfc3339(key["created_at"].as_str().unwrap()).unwrap();
@@ -177,6 +177,46 @@ fn a_revoked_device_is_refused_at_once() {
     let listed = app.owner.get("/devices").expect(200);
     assert_eq!(listed["data"][0]["id"], id.as_str());
     assert!(listed["data"][0]["revoked_at"].is_string());
+}
+
+#[test]
+fn a_revoked_devices_event_stream_ends_at_once() {
+    let app = TestApp::spawn();
+    let (id, device) = app.paired_device("kitchen");
+    let agent: ureq::Agent = ureq::Agent::config_builder()
+        .timeout_global(Some(std::time::Duration::from_secs(10)))
+        .build()
+        .into();
+    let stream = |client: &Client| {
+        agent
+            .get(format!("{}/api/v1/events/stream", client.base))
+            .header(
+                "Authorization",
+                format!("Bearer {}", client.token.as_ref().unwrap()),
+            )
+            .header("X-Tenant-ID", client.tenant_id.as_ref().unwrap())
+            .call()
+    };
+    let open = stream(&device).unwrap();
+    let owners = stream(&app.owner).unwrap();
+    let started = std::time::Instant::now();
+    app.owner
+        .post(&format!("/devices/{id}/revoke"), json!({}))
+        .expect(200);
+    // Read to its end: well before the server's 30 s keep-alive, not by timing out.
+    let rest = open.into_body().read_to_vec();
+    assert!(rest.is_ok(), "{rest:?}");
+    assert!(started.elapsed() < std::time::Duration::from_secs(5));
+    assert!(matches!(stream(&device), Err(ureq::Error::StatusCode(401))));
+    // Another caller's stream goes on.
+    let item = app.menu_item(12.0, 0.1);
+    app.order(&item, 1);
+    let mut lines = std::io::BufReader::new(owners.into_body().into_reader());
+    let event = std::io::BufRead::lines(&mut lines)
+        .map(Result::unwrap)
+        .find(|line| line.starts_with("data:"))
+        .unwrap();
+    assert!(event.contains("order.created"), "{event}");
 }
 
 #[test]

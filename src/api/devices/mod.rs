@@ -46,7 +46,8 @@ pub struct SetupKeyRequest {
 pub struct SetupKeyCreated {
     #[serde(flatten)]
     pub key: NewSetupKey,
-    /// The pairing URL with the code, as the QR code carries it.
+    /// The pairing page with the code (`<server>/kitchen/pair?code=<code>`), as
+    /// the QR code carries it: a phone or screen that scans it pairs there.
     pub pair_url: String,
     /// The QR code of `pair_url`, as an SVG document.
     pub qr_svg: String,
@@ -244,7 +245,8 @@ async fn list_devices(caller: Can<perm::DevicesManage>) -> Result<Reply, ApiErro
 /// End a device's access at once: its credential and any PIN sign-in made on it.
 ///
 /// Roles: owner, manager.
-/// Revoking twice answers the device as it is. No webhook event.
+/// Revoking twice answers the device as it is. No webhook event. An event stream
+/// open with the device's credential ends; opening it again is 401.
 #[utoipa::path(tag = "Devices", responses(
     (status = 200, body = Device), (status = 403, body = Problem), (status = 404, body = Problem)))]
 #[post("/devices/<id>/revoke")]
@@ -252,12 +254,10 @@ async fn revoke_device(caller: Can<perm::DevicesManage>, id: &str) -> Result<Rep
     let id = path_id(id, "device")?;
     let (app, tenant_id) = (caller.app.clone(), caller.tenant_id());
     run_blocking(move || {
-        Reply::ok(devices::revoke_device(
-            &mut *app.db.registry()?,
-            tenant_id,
-            &id,
-            app.clock.now(),
-        )?)
+        let revoked =
+            devices::revoke_device(&mut *app.db.registry()?, tenant_id, &id, app.clock.now())?;
+        app.revocations.announce(&revoked.id);
+        Reply::ok(revoked)
     })
     .await
 }

@@ -31,6 +31,7 @@ mod floor;
 mod harness;
 mod integrations;
 mod kitchen;
+mod pairing;
 mod reservations;
 mod schedule;
 mod shell;

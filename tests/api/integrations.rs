@@ -129,6 +129,12 @@ fn an_integration_is_connected_with_its_url_and_its_secret_never_shows_again() {
     assert_eq!(created["enabled"], true);
     assert_eq!(created["secret_last4"], "LaSw");
     assert!(created.get("secret").is_none());
+    assert_eq!(
+        created["auto_accept"],
+        Value::Null,
+        "payments accept no orders"
+    );
+    assert_eq!(connect_generic(&app.owner, "delivery")["auto_accept"], true);
     let url = created["url"].as_str().unwrap();
     assert!(
         url.ends_with("/webhook/payment/test-bistro/generic"),
@@ -136,7 +142,7 @@ fn an_integration_is_connected_with_its_url_and_its_secret_never_shows_again() {
     );
 
     let listed = app.owner.get("/integrations").expect(200);
-    assert_eq!(listed["integrations"].as_array().unwrap().len(), 1);
+    assert_eq!(listed["integrations"].as_array().unwrap().len(), 2);
     assert!(listed["available"]
         .as_array()
         .unwrap()

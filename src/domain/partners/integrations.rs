@@ -17,9 +17,10 @@ pub struct Integration {
     /// The adapter: `stripe`, `square`, `adyen`, `ubereats`, `deliveroo` or `generic`.
     pub name: String,
     pub enabled: bool,
-    /// Delivery only: an order that arrives placed is accepted at once and fires
-    /// to the kitchen; otherwise it waits, pending, for staff to confirm it.
-    pub auto_accept: bool,
+    /// Delivery only (`null` for payments): an order that arrives placed is
+    /// accepted at once and fires to the kitchen; otherwise it waits, pending,
+    /// for staff to confirm it.
+    pub auto_accept: Option<bool>,
     /// The secret's last four characters, to tell which one is set.
     pub secret_last4: String,
     /// The adapter's options.
@@ -75,7 +76,9 @@ fn integration_from_row(r: &Row, public_base: &str, slug: &str) -> rusqlite::Res
         options: serde_json::from_str(&options).unwrap_or(Value::Null),
         created_at: r.get(5)?,
         updated_at: r.get(6)?,
-        auto_accept: r.get(7)?,
+        auto_accept: (kind == IntegrationKind::Delivery)
+            .then(|| r.get(7))
+            .transpose()?,
     })
 }
 

@@ -12,11 +12,12 @@
 //! must match too. Adyen expects `[accepted]` as the answer.
 
 use base64::{engine::general_purpose::STANDARD, Engine};
-use hmac::{Hmac, Mac};
+use hmac::Mac;
 use serde_json::Value;
-use sha2::Sha256;
 
-use super::{Acknowledgement, Adapter, Credentials, Failure, Received, Rejection, Verified};
+use super::{
+    hmac_of, Acknowledgement, Adapter, Credentials, Failure, Received, Rejection, Verified,
+};
 use crate::domain::partners::model::{Instruction, IntegrationKind};
 
 pub struct Adyen;
@@ -49,9 +50,7 @@ impl Adapter for Adyen {
         // Options that fail their check never let a message through unauthenticated.
         let auth = basic_auth(credentials.options).map_err(Rejection::unauthorized)?;
         if let Some((username, password)) = auth {
-            let sent = received
-                .header("authorization")
-                .ok_or_else(|| Rejection::unauthorized("no Authorization header"))?;
+            let sent = received.required("Authorization")?;
             let expected = format!(
                 "Basic {}",
                 STANDARD.encode(format!("{username}:{password}"))
@@ -65,7 +64,6 @@ impl Adapter for Adyen {
         let items = items(received.body).map_err(Rejection::bad_request)?;
         let key = hex::decode(credentials.secret)
             .map_err(|_| Rejection::unauthorized("the HMAC key is not hex"))?;
-        let mac = Hmac::<Sha256>::new_from_slice(&key).expect("HMAC takes keys of any length");
         for (n, item) in items.iter().enumerate() {
             let signature = item["additionalData"]["hmacSignature"]
                 .as_str()
@@ -73,11 +71,11 @@ impl Adapter for Adyen {
             let signature = STANDARD.decode(signature).map_err(|_| {
                 Rejection::unauthorized(format!("the signature of item {n} is not base64"))
             })?;
-            let mut mac = mac.clone();
-            mac.update(signing_string(item).as_bytes());
-            mac.verify_slice(&signature).map_err(|_| {
-                Rejection::unauthorized(format!("signature of item {n} does not match"))
-            })?;
+            hmac_of(&key, &[signing_string(item).as_bytes()])
+                .verify_slice(&signature)
+                .map_err(|_| {
+                    Rejection::unauthorized(format!("signature of item {n} does not match"))
+                })?;
         }
         let event_id = items
             .iter()
@@ -201,7 +199,9 @@ fn constant_time_eq(a: &[u8], b: &[u8]) -> bool {
 mod tests {
     use super::*;
     use chrono::Utc;
+    use hmac::{Hmac, Mac};
     use serde_json::json;
+    use sha2::Sha256;
 
     const KEY: &str = "44782DEF547AAA06C910C43932B1EB0C71FC68D9D0C057550C48EC2ACF6BA056";
 

@@ -10,8 +10,12 @@ pub mod square;
 pub mod stripe;
 pub mod ubereats;
 
+use base64::engine::general_purpose::STANDARD;
+use base64::Engine;
 use chrono::{DateTime, Utc};
+use hmac::{Hmac, Mac};
 use serde_json::Value;
+use sha2::Sha256;
 
 use crate::domain::partners::model::{Instruction, IntegrationKind};
 
@@ -34,6 +38,68 @@ impl Received<'_> {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_str())
     }
+
+    /// Header `name` (as the platform spells it), which the message must carry.
+    pub fn required(&self, name: &str) -> Result<&str, Rejection> {
+        self.header(&name.to_ascii_lowercase())
+            .ok_or_else(|| Rejection::unauthorized(format!("no {name} header")))
+    }
+}
+
+/// How a platform writes its signatures.
+#[derive(Clone, Copy)]
+pub enum Encoding {
+    Hex,
+    Base64,
+}
+
+impl Encoding {
+    /// The signature's bytes; text in another encoding refuses the message.
+    pub fn decode(self, text: &str) -> Result<Vec<u8>, Rejection> {
+        match self {
+            Encoding::Hex => hex::decode(text.trim())
+                .map_err(|_| Rejection::unauthorized("the signature is not hex")),
+            Encoding::Base64 => STANDARD
+                .decode(text.trim())
+                .map_err(|_| Rejection::unauthorized("the signature is not base64")),
+        }
+    }
+}
+
+/// HMAC-SHA256 keyed with `key` over `parts`, one after the other: what every
+/// platform here signs with.
+pub fn hmac_of(key: &[u8], parts: &[&[u8]]) -> Hmac<Sha256> {
+    let mut mac = Hmac::<Sha256>::new_from_slice(key).expect("HMAC takes keys of any length");
+    for part in parts {
+        mac.update(part);
+    }
+    mac
+}
+
+/// Accepts when any of `signatures` is `mac`, each compared in constant time
+/// (several are sent while a secret is rolled).
+pub fn any_matches(
+    mac: &Hmac<Sha256>,
+    signatures: impl IntoIterator<Item = Vec<u8>>,
+) -> Result<(), Rejection> {
+    if signatures
+        .into_iter()
+        .any(|signature| mac.clone().verify_slice(&signature).is_ok())
+    {
+        Ok(())
+    } else {
+        Err(Rejection::unauthorized("signature does not match"))
+    }
+}
+
+/// A verified JSON body's event id, the text at `field`; a body that is not
+/// JSON is refused.
+pub fn json_event_id(body: &[u8], field: &str) -> Result<Verified, Rejection> {
+    let event: Value =
+        serde_json::from_slice(body).map_err(|_| Rejection::bad_request("the body is not JSON"))?;
+    Ok(Verified {
+        event_id: event[field].as_str().map(str::to_owned),
+    })
 }
 
 /// What an integration was configured with.

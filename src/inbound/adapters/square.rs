@@ -13,12 +13,12 @@
 //! `reference_id` when it carries one, else on the order the payment was
 //! recorded on (its reference is the Square payment id).
 
-use base64::{engine::general_purpose::STANDARD, Engine};
-use hmac::{Hmac, Mac};
 use serde_json::Value;
-use sha2::Sha256;
 
-use super::{Adapter, Credentials, Failure, Received, Rejection, Verified};
+use super::{
+    any_matches, hmac_of, json_event_id, Adapter, Credentials, Encoding, Failure, Received,
+    Rejection, Verified,
+};
 use crate::domain::partners::model::{Instruction, IntegrationKind};
 
 const SIGNATURE_HEADER: &str = "x-square-hmacsha256-signature";
@@ -47,23 +47,13 @@ impl Adapter for Square {
         received: &Received,
         credentials: &Credentials,
     ) -> Result<Verified, Rejection> {
-        let header = received
-            .header(SIGNATURE_HEADER)
-            .ok_or_else(|| Rejection::unauthorized(format!("no {SIGNATURE_HEADER} header")))?;
-        let signature = STANDARD
-            .decode(header.trim())
-            .map_err(|_| Rejection::unauthorized("the signature is not base64"))?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(credentials.secret.as_bytes())
-            .expect("HMAC takes keys of any length");
-        mac.update(received.url.as_bytes());
-        mac.update(received.body);
-        mac.verify_slice(&signature)
-            .map_err(|_| Rejection::unauthorized("signature does not match"))?;
-        let event: Value = serde_json::from_slice(received.body)
-            .map_err(|_| Rejection::bad_request("the body is not a JSON event"))?;
-        Ok(Verified {
-            event_id: event["event_id"].as_str().map(str::to_owned),
-        })
+        let signature = Encoding::Base64.decode(received.required(SIGNATURE_HEADER)?)?;
+        let mac = hmac_of(
+            credentials.secret.as_bytes(),
+            &[received.url.as_bytes(), received.body],
+        );
+        any_matches(&mac, [signature])?;
+        json_event_id(received.body, "event_id")
     }
 
     fn parse(&self, _kind: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {
@@ -148,8 +138,12 @@ fn missing(event_type: &str, name: &str) -> Failure {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::engine::general_purpose::STANDARD;
+    use base64::Engine;
     use chrono::Utc;
+    use hmac::{Hmac, Mac};
     use serde_json::json;
+    use sha2::Sha256;
 
     const URL: &str = "https://brigade.example/webhook/payment/bistro/square";
     const KEY: &str = "sq-signature-key";

@@ -16,11 +16,11 @@
 //! `"$3.50"`: amounts are minor units already.
 
 use serde_json::Value;
-use sha2::Sha256;
 
-use hmac::{Hmac, Mac};
-
-use super::{Adapter, Credentials, Failure, Received, Rejection, Verified};
+use super::{
+    any_matches, hmac_of, json_event_id, Adapter, Credentials, Encoding, Failure, Received,
+    Rejection, Verified,
+};
 use crate::domain::partners::model::{
     DeliveryItem, DeliveryOrder, DeliveryStatus, Instruction, IntegrationKind,
 };
@@ -68,21 +68,12 @@ impl Adapter for UberEats {
         received: &Received,
         credentials: &Credentials,
     ) -> Result<Verified, Rejection> {
-        let header = received
-            .header("x-uber-signature")
-            .ok_or_else(|| Rejection::unauthorized("no X-Uber-Signature header"))?;
-        let signature = hex::decode(header.trim())
-            .map_err(|_| Rejection::unauthorized("the signature is not hex"))?;
-        let mut mac = Hmac::<Sha256>::new_from_slice(credentials.secret.as_bytes())
-            .expect("HMAC takes keys of any length");
-        mac.update(received.body);
-        mac.verify_slice(&signature)
-            .map_err(|_| Rejection::unauthorized("signature does not match"))?;
-        let event: Value = serde_json::from_slice(received.body)
-            .map_err(|_| Rejection::bad_request("the body is not a JSON notification"))?;
-        Ok(Verified {
-            event_id: event["event_id"].as_str().map(str::to_owned),
-        })
+        let signature = Encoding::Hex.decode(received.required("X-Uber-Signature")?)?;
+        any_matches(
+            &hmac_of(credentials.secret.as_bytes(), &[received.body]),
+            [signature],
+        )?;
+        json_event_id(received.body, "event_id")
     }
 
     fn parse(&self, _kind: IntegrationKind, body: &[u8]) -> Result<Vec<Instruction>, Failure> {
@@ -263,7 +254,9 @@ fn status(state: &str) -> Option<DeliveryStatus> {
 mod tests {
     use super::*;
     use chrono::Utc;
+    use hmac::{Hmac, Mac};
     use serde_json::json;
+    use sha2::Sha256;
     use std::io::{BufRead, BufReader, Read, Write};
     use std::net::{TcpListener, TcpStream};
     use std::sync::{Arc, Mutex};

@@ -20,17 +20,18 @@ use uuid::Uuid;
 
 use super::adapters::{self, Credentials, Failure};
 use crate::db::TenantDb;
-use crate::domain::partners::{self, InboxMessage, Instruction, Outcome, RETRY_WINDOW};
+use crate::domain::partners::{self, InboxMessage, Instruction, Outcome};
 use crate::error::ApiError;
+use crate::events::schedule::{self, Next};
 use crate::App;
 
 /// Messages one tenant gets done before the others get their turn.
 const BATCH: u32 = 50;
 /// Even with nothing due the worker looks around this often.
 const IDLE_CHECK: Duration = Duration::from_secs(60);
-/// The first pause before a message is tried again; it doubles each time.
-const FIRST_RETRY: Duration = Duration::from_secs(5);
-const LONGEST_RETRY: Duration = Duration::from_secs(30 * 60);
+/// After a database error a tenant waits this long before it is looked at again,
+/// so a broken file is not retried in a tight loop.
+const ERROR_PAUSE: Duration = Duration::from_secs(5);
 
 /// The running worker.
 pub struct Worker {
@@ -97,7 +98,7 @@ fn run(app: &App, woken: &mpsc::Receiver<Uuid>) {
                 let at = if went_well {
                     at
                 } else {
-                    at.max(Utc::now() + FIRST_RETRY)
+                    at.max(Utc::now() + ERROR_PAUSE)
                 };
                 due.insert(tenant_id, at);
             }
@@ -238,18 +239,17 @@ fn attempt(
     }
 }
 
-/// Tries the message again after a pause that doubles with each attempt, or
-/// gives up once it has kept failing for [`RETRY_WINDOW`].
+/// Tries the message again on the webhook deliveries' retry ladder (5 s,
+/// 5 min, 30 min, … with jitter), or gives up 24 hours after it arrived.
 fn retry(message: &InboxMessage, now: DateTime<Utc>, reason: String) -> Option<Outcome> {
-    let pause = FIRST_RETRY
-        .saturating_mul(2u32.saturating_pow(message.attempts.clamp(0, 20) as u32))
-        .min(LONGEST_RETRY);
-    let at = now + chrono::Duration::from_std(pause).unwrap_or(chrono::Duration::MAX);
     let received = crate::time::parse_rfc3339(&message.received_at).unwrap_or(now);
-    if at > received + RETRY_WINDOW {
-        return Some(Outcome::Failed {
-            reason: format!("gave up after 24 hours: {reason}"),
-        });
-    }
-    Some(Outcome::Retry { reason, at })
+    let failures = u32::try_from(message.attempts + 1).unwrap_or(u32::MAX);
+    Some(
+        match schedule::after_failure(received, failures, now, None, schedule::random_jitter()) {
+            Next::RetryAt(at) => Outcome::Retry { reason, at },
+            Next::Failed => Outcome::Failed {
+                reason: format!("gave up after 24 hours: {reason}"),
+            },
+        },
+    )
 }

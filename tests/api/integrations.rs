@@ -1279,7 +1279,7 @@ fn a_message_whose_platform_does_not_answer_is_retried_then_failed_after_24_hour
     let later = brigade::time::parse_rfc3339(second["next_attempt_at"].as_str().unwrap()).unwrap();
     assert!(
         later - next >= chrono::Duration::seconds(9),
-        "the pause doubled: {next} then {later}"
+        "the next step of the ladder is longer: {next} then {later}"
     );
 
     worker(

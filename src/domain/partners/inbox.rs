@@ -17,9 +17,6 @@ use crate::error::ApiError;
 /// A body seen again within this window is a duplicate, whatever its event id.
 pub const DUPLICATE_WINDOW: Duration = Duration::hours(24);
 
-/// A message still failing after this long since it arrived is given up.
-pub const RETRY_WINDOW: Duration = Duration::hours(24);
-
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 #[serde(rename_all = "snake_case")]
 pub enum MessageStatus {

@@ -10,7 +10,6 @@ pub mod sealing;
 pub mod worker;
 
 use std::net::IpAddr;
-use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::mpsc::Sender;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -30,9 +29,6 @@ pub struct Inbound {
     pub sealer: Sealer,
     /// Refused messages, per sending address.
     pub rejections: FailureLimiter<IpAddr>,
-    /// Messages for a tenant slug the box does not have, since start: they
-    /// belong to no tenant's inbox, so they are counted here.
-    unknown_tenant: AtomicU64,
     /// Tells the running worker a tenant has a new message.
     wake: Mutex<Option<Sender<Uuid>>>,
 }
@@ -42,7 +38,6 @@ impl Inbound {
         Inbound {
             sealer: Sealer::new(secret_key),
             rejections: FailureLimiter::new(REJECTIONS_ALLOWED, REJECTION_WINDOW),
-            unknown_tenant: AtomicU64::new(0),
             wake: Mutex::new(None),
         }
     }
@@ -63,14 +58,5 @@ impl Inbound {
     /// Closes the worker's channel, which ends it.
     fn stop_listening(&self) {
         crate::lock(&self.wake).take();
-    }
-
-    pub fn count_unknown_tenant(&self) {
-        self.unknown_tenant.fetch_add(1, Ordering::Relaxed);
-    }
-
-    /// Messages refused since start for a tenant slug the box does not have.
-    pub fn unknown_tenant_messages(&self) -> u64 {
-        self.unknown_tenant.load(Ordering::Relaxed)
     }
 }

@@ -119,7 +119,6 @@ async fn receive(
     let no_integration = || ApiError::not_found("integration");
     let (Some(kind), Some(tenant)) = (IntegrationKind::parse(kind), app.db.tenant_by_slug(slug))
     else {
-        app.inbound.count_unknown_tenant();
         log::warn!("inbound: a message for {kind}/{slug}/{name}, which this box does not serve");
         return Err(refuse(no_integration()));
     };

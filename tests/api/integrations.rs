@@ -158,6 +158,17 @@ fn an_integration_is_connected_with_its_url_and_its_secret_never_shows_again() {
         .windows(12)
         .any(|w| w == &GENERIC_SECRET.as_bytes()[..12]));
 
+    // The last four are characters, not bytes, whatever the secret is written in.
+    let accented = app
+        .owner
+        .put(
+            "/integrations/payment/square",
+            json!({"secret": " clé-secrète-ü "}),
+        )
+        .expect(201);
+    assert_eq!(accented["secret_last4"], "te-ü");
+    app.owner.delete("/integrations/payment/square").expect(204);
+
     let changed = app
         .owner
         .put("/integrations/payment/generic", json!({"enabled": false}))
@@ -179,6 +190,15 @@ fn integration_settings_refuse_bad_input_and_other_roles() {
     let owner = &app.owner;
     owner
         .put("/integrations/payment/generic", json!({"enabled": true}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put("/integrations/payment/square", json!({"secret": "   "}))
+        .expect_problem(422, "validation_failed");
+    owner
+        .put(
+            "/integrations/payment/square",
+            json!({"secret": "x".repeat(501)}),
+        )
         .expect_problem(422, "validation_failed");
     owner
         .put("/integrations/payment/ubereats", json!({"secret": "x"}))

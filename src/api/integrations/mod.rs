@@ -14,7 +14,8 @@ use crate::api::pagination::{self, Page};
 use crate::api::reply::Reply;
 use crate::auth::{perm, Can};
 use crate::domain::partners::{self, *};
-use crate::domain::validate::{path_id, query_filter};
+use crate::domain::validate::{path_id, query_filter, Checks};
+use crate::domain::webhooks;
 use crate::error::{ApiError, Problem};
 use crate::inbound::adapters::{self, Adapter};
 
@@ -121,30 +122,21 @@ async fn put_integration(
 ) -> Result<Reply, ApiError> {
     let (kind, adapter) = kind_and_adapter(kind, name)?;
     let input = body.value;
-    let secret = match input.secret.as_deref().map(str::trim) {
-        Some("") => return Err(ApiError::invalid_field("secret", "must not be empty")),
-        Some(secret) if secret.chars().count() > 500 => {
-            return Err(ApiError::invalid_field("secret", "at most 500 characters"))
-        }
+    let secret = match input.secret.as_deref() {
         Some(secret) => {
+            let mut checks = Checks::new();
+            let secret = checks.text("secret", secret, 500);
+            checks.finish()?;
             adapter
-                .check_secret(secret)
+                .check_secret(&secret)
                 .map_err(|e| ApiError::invalid_field("secret", e))?;
             let sealed = caller
                 .app
                 .inbound
                 .sealer
-                .seal(secret)
+                .seal(&secret)
                 .map_err(ApiError::internal)?;
-            let last4: String = secret
-                .chars()
-                .rev()
-                .take(4)
-                .collect::<Vec<_>>()
-                .into_iter()
-                .rev()
-                .collect();
-            Some((sealed, last4))
+            Some((sealed, webhooks::last4(&secret)))
         }
         None => None,
     };

@@ -89,8 +89,10 @@ pub fn new_secret() -> String {
     format!("whsec_{}", hex::encode(crate::auth::random_bytes(32)))
 }
 
+/// A secret's last four characters, shown to tell which one is set.
 pub fn last4(secret: &str) -> String {
-    secret[secret.len().saturating_sub(4)..].to_string()
+    let skip = secret.chars().count().saturating_sub(4);
+    secret.chars().skip(skip).collect()
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

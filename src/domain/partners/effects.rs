@@ -42,15 +42,29 @@ pub fn apply(
                 amount,
                 currency,
                 reference,
-            } => Some(pay(tx, order_id, *amount, currency, reference)?),
+            } => {
+                let money = GatewayMoney {
+                    order_id,
+                    amount: *amount,
+                    currency,
+                    reference,
+                };
+                Some(record(tx, platform, money, false)?)
+            }
             Instruction::Refund {
                 order_id,
                 amount,
                 currency,
                 reference,
-            } => Some(refund(
-                tx, platform, order_id, *amount, currency, reference,
-            )?),
+            } => {
+                let money = GatewayMoney {
+                    order_id,
+                    amount: *amount,
+                    currency,
+                    reference,
+                };
+                Some(record(tx, platform, money, true)?)
+            }
             Instruction::RefundOfPayment {
                 payment_reference,
                 amount,
@@ -64,9 +78,13 @@ pub fn apply(
                             format!("no payment {payment_reference} was recorded on any order"),
                         )
                     })?;
-                Some(refund(
-                    tx, platform, &order_id, *amount, currency, reference,
-                )?)
+                let money = GatewayMoney {
+                    order_id: &order_id,
+                    amount: *amount,
+                    currency,
+                    reference,
+                };
+                Some(record(tx, platform, money, true)?)
             }
             Instruction::DeliveryOrder(order) => {
                 Some(receive_order(tx, platform, auto_accept, order)?)
@@ -120,53 +138,48 @@ fn same_currency(tx: &Tx, currency: &str) -> Result<(), ApiError> {
     }
 }
 
-/// Records a gateway's payment on the order, once per gateway reference.
-fn pay(
-    tx: &mut Tx,
-    order_id: &str,
+/// A gateway's payment or refund on one of the tenant's orders.
+struct GatewayMoney<'a> {
+    order_id: &'a str,
     amount: i64,
-    currency: &str,
-    reference: &str,
-) -> Result<String, ApiError> {
-    same_currency(tx, currency)?;
-    let order = order_named(tx, order_id)?;
-    if orders::has_reference(tx, &order.id, reference, false)? {
-        return Ok(order.id);
-    }
-    let exponent = tx.exponent()?;
-    let payment = NewPayment {
-        method: PaymentMethod::Card,
-        amount: to_json(amount, exponent),
-        tip: None,
-        reference: Some(reference.to_string()),
-    };
-    orders::add_payment(tx, &order.id, &payment)?;
-    Ok(order.id)
+    currency: &'a str,
+    /// The gateway's id of the payment or refund: recorded once per order.
+    reference: &'a str,
 }
 
-/// Records a gateway's refund on the order, once per refund reference.
-fn refund(
+/// Records a gateway's payment (or, with `refund`, its refund) on the order,
+/// once per gateway reference; returns the order's id.
+fn record(
     tx: &mut Tx,
     platform: &str,
-    order_id: &str,
-    amount: i64,
-    currency: &str,
-    reference: &str,
+    money: GatewayMoney,
+    refund: bool,
 ) -> Result<String, ApiError> {
-    same_currency(tx, currency)?;
-    let order = order_named(tx, order_id)?;
-    if orders::has_reference(tx, &order.id, reference, true)? {
+    same_currency(tx, money.currency)?;
+    let order = order_named(tx, money.order_id)?;
+    if orders::has_reference(tx, &order.id, money.reference, refund)? {
         return Ok(order.id);
     }
-    let exponent = tx.exponent()?;
-    let refund = NewRefund {
-        lines: None,
-        amount: Some(to_json(amount, exponent)),
-        reason: format!("refunded through {platform}"),
-        method: PaymentMethod::Card,
-        reference: Some(reference.to_string()),
-    };
-    orders::refund(tx, &order.id, &refund)?;
+    let amount = to_json(money.amount, tx.exponent()?);
+    let reference = Some(money.reference.to_string());
+    if refund {
+        let refund = NewRefund {
+            lines: None,
+            amount: Some(amount),
+            reason: format!("refunded through {platform}"),
+            method: PaymentMethod::Card,
+            reference,
+        };
+        orders::refund(tx, &order.id, &refund)?;
+    } else {
+        let payment = NewPayment {
+            method: PaymentMethod::Card,
+            amount,
+            tip: None,
+            reference,
+        };
+        orders::add_payment(tx, &order.id, &payment)?;
+    }
     Ok(order.id)
 }
 

@@ -244,8 +244,20 @@ fn integration_settings_refuse_bad_input_and_other_roles() {
                 json!({"secret": GENERIC_SECRET}),
             )
             .expect_problem(403, "permission_denied");
-        app.user(role)
-            .get("/integrations")
+        let user = app.user(role);
+        for path in [
+            "/integrations",
+            "/integrations/messages",
+            "/integrations/delivery/generic/menu-map",
+        ] {
+            user.get(path).expect_problem(403, "permission_denied");
+        }
+        user.put(
+            "/integrations/delivery/generic/menu-map",
+            json!({"entries": []}),
+        )
+        .expect_problem(403, "permission_denied");
+        user.delete("/integrations/payment/generic")
             .expect_problem(403, "permission_denied");
     }
     assert!(owner.get("/integrations").expect(200)["integrations"]
@@ -346,7 +358,10 @@ fn a_bad_signature_stale_timestamp_unknown_slug_or_disabled_integration_is_refus
     let body = payment(&order["id"], 1000, "pay_1").to_string();
     let path = "payment/test-bistro/generic";
 
-    let wrong_secret = generic_headers("whsec_c2VjcmV0LW9mLXNvbWVvbmUtZWxzZQ==", "msg_a", &body, 0);
+    // A refused message is kept to show what was sent, never its credentials.
+    let mut wrong_secret =
+        generic_headers("whsec_c2VjcmV0LW9mLXNvbWVvbmUtZWxzZQ==", "msg_a", &body, 0);
+    wrong_secret.push(("Authorization".into(), "Basic c2VjcmV0OnNlY3JldA==".into()));
     let refused = deliver(&app.base, path, &wrong_secret, body.as_bytes());
     assert_eq!(refused.status, 401);
     assert_eq!(
@@ -420,6 +435,9 @@ fn a_bad_signature_stale_timestamp_unknown_slug_or_disabled_integration_is_refus
     let rejected = rejected["data"].as_array().unwrap();
     assert_eq!(rejected.len(), 6, "{rejected:?}");
     assert!(rejected.iter().all(|m| m["reason"].is_string()));
+    assert!(rejected
+        .iter()
+        .any(|m| m["headers"]["webhook-signature"].is_string()));
     assert!(rejected
         .iter()
         .all(|m| m["headers"].get("authorization").is_none()));
@@ -594,6 +612,16 @@ fn a_message_for_one_tenant_never_touches_another_even_with_its_secret() {
             "/integrations/messages/{}",
             to_b.body["id"].as_str().unwrap()
         ))
+        .expect_problem(404, "not_found");
+    app.owner
+        .post_raw(
+            &format!(
+                "/integrations/messages/{}/retry",
+                to_b.body["id"].as_str().unwrap()
+            ),
+            "application/json",
+            b"",
+        )
         .expect_problem(404, "not_found");
 
     let order = app

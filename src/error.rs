@@ -123,7 +123,10 @@ impl ApiError {
         let mut err = Self::new(
             Status::TooManyRequests,
             "rate_limited",
-            format!("too many attempts; retry after {retry_after} s"),
+            format!(
+                "Too many attempts; try again in {}.",
+                wait_in_words(retry_after)
+            ),
         );
         err.extras().retry_after = Some(retry_after);
         err
@@ -285,5 +288,32 @@ pub fn catch_all(status: Status, req: &Request<'_>) -> ApiError {
             "error",
             status.reason().unwrap_or("error").to_string(),
         ),
+    }
+}
+
+/// A wait as a person reads it: seconds under two minutes, then minutes
+/// (rounded up), for the problem's `detail` shown on screens.
+fn wait_in_words(seconds: u64) -> String {
+    match seconds {
+        1 => "1 second".to_string(),
+        0..=119 => format!("{seconds} seconds"),
+        _ => format!("{} minutes", seconds.div_ceil(60)),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_wait_reads_in_seconds_then_whole_minutes() {
+        assert_eq!(wait_in_words(1), "1 second");
+        assert_eq!(wait_in_words(59), "59 seconds");
+        assert_eq!(wait_in_words(120), "2 minutes");
+        assert_eq!(wait_in_words(899), "15 minutes");
+        assert_eq!(
+            ApiError::too_many_requests(900).detail,
+            "Too many attempts; try again in 15 minutes."
+        );
     }
 }

@@ -164,7 +164,10 @@ fn a_terminal_is_shown_its_key_once_and_refused_codes_keep_the_form() {
     }
     browser.fill("input[name=code]", &code);
     browser.click("[data-action=pair]");
-    browser.wait_for_text(".notice.error", "Too many attempts; retry after");
+    browser.wait_for_text(
+        ".notice.error",
+        "Too many attempts; try again in 15 minutes.",
+    );
     assert!(browser.exists("[data-action=pair]:not([disabled])"));
     browser.screenshot("pair-refused");
     browser.finish();

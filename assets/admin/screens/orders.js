@@ -179,6 +179,8 @@ function OrderDetail({ id, role }) {
         <h2>Details</h2>
         <dl class="facts">
           <dt>Type</dt><dd>${titleCase(order.order_type)}</dd>
+          ${order.external ? html`<dt>From</dt>
+            <dd data-external>${`${titleCase(order.external.platform)} · ${order.external.display_id || order.external.id}`}</dd>` : null}
           <dt>Table</dt><dd>${order.table_name || "—"}</dd>
           <dt>Customer</dt><dd>${[order.customer?.name, order.customer?.phone].filter(Boolean).join(", ") || "—"}</dd>
           <dt>Notes</dt><dd>${order.notes || "—"}</dd>

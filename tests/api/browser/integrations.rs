@@ -266,5 +266,23 @@ fn a_delivery_platforms_items_are_mapped_to_the_menu_in_the_editor() {
             {"external_id": "sku-fries-large", "menu_item_id": fries}
         ])
     );
+
+    // An order the platform sends shows where it came from.
+    let sent = send_generic(
+        &app.base,
+        "delivery/test-bistro/generic",
+        &json!({"type": "order.created", "order": {
+            "id": "ext-42", "display_id": "B7C2", "currency": "USD", "customer": {"name": "Ada"},
+            "items": [{"sku": "sku-burger", "name": "Classic burger", "quantity": 2, "unit_price": 1050}],
+            "fees": [{"name": "Delivery fee", "amount": 299}]}}),
+    );
+    let order_id = settled(&app.owner, sent.body["id"].as_str().unwrap())["order_id"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    browser.open(&format!("/admin/orders/{order_id}"));
+    assert_eq!(browser.text("[data-external]"), "Generic · B7C2");
+    browser.wait_for_text("body", "Delivery fee");
+    browser.screenshot("order-partner");
     browser.finish();
 }

@@ -20,7 +20,9 @@ use uuid::Uuid;
 
 use super::adapters::{self, Credentials, Failure};
 use crate::db::TenantDb;
-use crate::domain::partners::{self, InboxMessage, Instruction, Outcome};
+use crate::domain::partners::{
+    self, InboxMessage, Instruction, IntegrationKind, Outcome, StoredIntegration,
+};
 use crate::error::ApiError;
 use crate::events::schedule::{self, Next};
 use crate::App;
@@ -144,11 +146,25 @@ pub fn process_due(
     agent: &ureq::Agent,
     now: DateTime<Utc>,
 ) -> Result<(), ApiError> {
+    // A batch usually holds one platform's messages: its integration is read once.
+    let mut integrations: HashMap<(IntegrationKind, String), Option<StoredIntegration>> =
+        HashMap::new();
     for message in tenant.read(|conn| partners::due_messages(conn, now, BATCH))? {
         if tenant.is_closing() {
             break;
         }
-        let outcome = attempt(app, tenant, agent, &message, now);
+        let key = (message.kind, message.name.clone());
+        if !integrations.contains_key(&key) {
+            let read = tenant
+                .read(|conn| partners::stored_integration(conn, message.kind, &message.name))?;
+            integrations.insert(key.clone(), read);
+        }
+        let outcome = match &integrations[&key] {
+            Some(integration) => attempt(app, tenant, agent, &message, integration, now),
+            None => Some(Outcome::Failed {
+                reason: "the integration was removed".into(),
+            }),
+        };
         if let Some(outcome) = outcome {
             let id = message.id.clone();
             app.write(tenant, &actor(&message), move |tx| {
@@ -170,15 +186,10 @@ fn attempt(
     tenant: &TenantDb,
     agent: &ureq::Agent,
     message: &InboxMessage,
+    integration: &StoredIntegration,
     now: DateTime<Utc>,
 ) -> Option<Outcome> {
     let failed = |reason: String| Some(Outcome::Failed { reason });
-    let integration =
-        match tenant.read(|conn| partners::stored_integration(conn, message.kind, &message.name)) {
-            Ok(Some(integration)) => integration,
-            Ok(None) => return failed("the integration was removed".into()),
-            Err(error) => return retry(message, now, error.detail),
-        };
     let Some(adapter) = adapters::find(message.kind, &message.name) else {
         return failed(format!("no adapter called {}", message.name));
     };

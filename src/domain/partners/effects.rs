@@ -42,16 +42,8 @@ pub fn apply(
                 amount,
                 currency,
                 reference,
-            } => {
-                let money = GatewayMoney {
-                    order_id,
-                    amount: *amount,
-                    currency,
-                    reference,
-                };
-                Some(record(tx, platform, money, false)?)
             }
-            Instruction::Refund {
+            | Instruction::Refund {
                 order_id,
                 amount,
                 currency,
@@ -63,7 +55,8 @@ pub fn apply(
                     currency,
                     reference,
                 };
-                Some(record(tx, platform, money, true)?)
+                let refund = matches!(instruction, Instruction::Refund { .. });
+                Some(record(tx, platform, money, refund)?)
             }
             Instruction::RefundOfPayment {
                 payment_reference,
